@@ -1,0 +1,30 @@
+//! zurdo: the PRD language and its verifier.
+//!
+//! A PRD is Markdown in a strict grammar: tasks with dependencies and
+//! acceptance criteria that carry machine-checkable hints. This crate holds
+//! the model ([`model`]), the parser and validator ([`parse`]), the typed
+//! hints ([`hint`]) and the lints ([`lint`]). It knows nothing of agents.
+//!
+//! ```
+//! let source = "# PRD: Demo\n\n## Task: task-1 — Greet\n**Effort**: low\n**Depends-on**: []\n\
+//!     \n### Description\nPrint hello.\n\n### Acceptance Criteria\n\
+//!     - [ ] says hello [shell: echo hello]\n";
+//! let prd = zurdo::parse(source).expect("valid PRD");
+//! assert_eq!(prd.tasks[0].criteria[0].hints[0].kind(), "shell");
+//! ```
+
+pub mod diagnostic;
+mod graph;
+pub mod hint;
+mod lines;
+pub mod lint;
+pub mod model;
+mod parse;
+pub mod paths;
+pub mod source;
+mod suggest;
+
+pub use diagnostic::Diagnostic;
+pub use model::{Criterion, Prd, Requirement, Task};
+pub use parse::metadata::KEYS as METADATA_KEYS;
+pub use parse::{parse, parse_bytes, MARKDOWN_OPTIONS};
