@@ -1,1 +1,16 @@
-fn main() {}
+//! The `zurdo` command.
+
+mod cli;
+mod commands;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let cli = cli::Cli::parse();
+    let code = match cli.command {
+        cli::Command::Validate(args) => commands::validate::run(&args),
+    };
+    ExitCode::from(code)
+}

@@ -81,6 +81,8 @@ struct Open {
     /// Line of each section heading seen (Requirements, Description, Criteria).
     seen: [usize; 3],
     description_start: Option<usize>,
+    /// List items read under ### Acceptance Criteria, well-formed or not.
+    criteria_items: usize,
 }
 
 struct Parser<'s> {
@@ -232,6 +234,7 @@ impl<'s> Parser<'s> {
             section: Section::Head,
             seen: [0; 3],
             description_start: None,
+            criteria_items: 0,
         });
     }
 
@@ -478,6 +481,9 @@ impl<'s> Parser<'s> {
             );
             return;
         }
+        if let Some(open) = self.open.as_mut() {
+            open.criteria_items += items.len();
+        }
         for item in items {
             let item_line = self.line(item.start);
             match item.task {
@@ -523,6 +529,7 @@ impl<'s> Parser<'s> {
             id_ok,
             metadata_read,
             seen,
+            criteria_items,
             ..
         } = open;
         let line = task.line;
@@ -552,7 +559,7 @@ impl<'s> Parser<'s> {
                 format!("task `{}` has no ### Acceptance Criteria section", task.id),
                 "add `### Acceptance Criteria` with `- [ ] <text> [hint]` items",
             );
-        } else if task.criteria.is_empty() {
+        } else if criteria_items == 0 {
             self.error(
                 seen[2],
                 "### Acceptance Criteria lists no criteria",

@@ -1,0 +1,44 @@
+//! Command-line arguments.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// zurdo makes a PRD executable: it validates the PRD's grammar, verifies
+/// its acceptance criteria, and drives coding agents task by task.
+#[derive(Debug, Parser)]
+#[command(name = "zurdo", version, about, long_about = None, propagate_version = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Check PRDs against the grammar and the dependency graph, and lint their criteria.
+    ///
+    /// Prints every error as `<path>:<line>: <message>` with the fix, then the
+    /// lint warnings. Exits 0 when every PRD is valid (warnings allowed) and 2
+    /// when any has an error or cannot be read.
+    Validate(ValidateArgs),
+}
+
+/// Output formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Readable lines.
+    Human,
+    /// One JSON document on stdout: the parsed model, errors and lints.
+    Json,
+}
+
+#[derive(Debug, Args)]
+pub struct ValidateArgs {
+    /// PRD files to validate.
+    #[arg(required = true, value_name = "PRD")]
+    pub prds: Vec<PathBuf>,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+}

@@ -1,0 +1,8 @@
+//! One module per subcommand.
+
+pub mod validate;
+
+/// Exit status: success.
+pub const EXIT_OK: u8 = 0;
+/// Exit status: a bad PRD or config (or an unreadable file).
+pub const EXIT_INVALID: u8 = 2;
