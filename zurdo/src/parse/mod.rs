@@ -612,18 +612,19 @@ impl<'s> Parser<'s> {
                 "add a `## Task: task-1 — <title>` block",
             );
         }
-        for (i, task) in self.tasks.iter().enumerate() {
-            if let Some(first) = self.tasks[..i].iter().find(|t| t.id == task.id) {
+        let mut first_line: std::collections::HashMap<&str, usize> =
+            std::collections::HashMap::with_capacity(self.tasks.len());
+        for task in &self.tasks {
+            if let Some(&first) = first_line.get(task.id.as_str()) {
                 self.errors.push(
                     Diagnostic::new(
                         task.line,
-                        format!(
-                            "duplicate task id `{}` (first at line {})",
-                            task.id, first.line
-                        ),
+                        format!("duplicate task id `{}` (first at line {first})", task.id),
                     )
                     .with_fix("give each task its own id"),
                 );
+            } else {
+                first_line.insert(&task.id, task.line);
             }
         }
         let order = graph::run_order(&self.tasks, &self.invalid_ids, &mut self.errors);
