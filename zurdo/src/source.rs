@@ -47,10 +47,12 @@ pub fn read(path: &Path) -> Result<Vec<u8>, LoadError> {
     })
 }
 
+/// A PRD file read and parsed: the outer error is an unreadable file, the
+/// inner one the PRD's own errors.
+pub type Loaded = Result<Result<Prd, Vec<Diagnostic>>, LoadError>;
+
 /// Reads and parses a PRD file.
-///
-/// The outer error is an unreadable file; the inner one the PRD's errors.
-pub fn load(path: &Path) -> Result<Result<Prd, Vec<Diagnostic>>, LoadError> {
+pub fn load(path: &Path) -> Loaded {
     read(path).map(|bytes| crate::parse_bytes(&bytes))
 }
 

@@ -33,18 +33,23 @@ struct PrdView<'a> {
 
 impl<'a> PrdView<'a> {
     fn new(prd: &'a Prd) -> Self {
-        PrdView { title: &prd.title, title_line: prd.title_line, tasks: prd.tasks_in_run_order().collect() }
+        PrdView {
+            title: &prd.title,
+            title_line: prd.title_line,
+            tasks: prd.tasks_in_run_order().collect(),
+        }
     }
 }
 
 /// Runs the command and returns its exit status.
 pub fn run(args: &ValidateArgs) -> u8 {
-    let parsed: Vec<(String, Result<Result<Prd, Vec<Diagnostic>>, source::LoadError>)> =
-        args.prds.iter().map(|p| (p.display().to_string(), source::load(p))).collect();
-    let mut reports = Vec::with_capacity(parsed.len());
-    for ((shown, outcome), path) in parsed.iter().zip(&args.prds) {
-        reports.push(report(shown, outcome, path));
-    }
+    let loaded: Vec<source::Loaded> = args.prds.iter().map(|p| source::load(p)).collect();
+    let reports: Vec<FileReport<'_>> = args
+        .prds
+        .iter()
+        .zip(&loaded)
+        .map(|(path, outcome)| report(path, outcome))
+        .collect();
     let all_valid = reports.iter().all(|r| r.valid);
     match args.format {
         Format::Json => print_json(&reports),
@@ -57,13 +62,9 @@ pub fn run(args: &ValidateArgs) -> u8 {
     }
 }
 
-fn report<'a>(
-    shown: &str,
-    outcome: &'a Result<Result<Prd, Vec<Diagnostic>>, source::LoadError>,
-    path: &Path,
-) -> FileReport<'a> {
+fn report<'a>(path: &Path, outcome: &'a source::Loaded) -> FileReport<'a> {
     let mut r = FileReport {
-        path: shown.to_string(),
+        path: path.display().to_string(),
         valid: false,
         unreadable: None,
         errors: Vec::new(),
@@ -76,7 +77,11 @@ fn report<'a>(
         Ok(Ok(prd)) => {
             let root = source::repo_root(path);
             let relative = source::relative_to(&root, path);
-            let ctx = LintContext { root: Some(&root), prd_path: relative.as_deref(), ..Default::default() };
+            let ctx = LintContext {
+                root: Some(&root),
+                prd_path: relative.as_deref(),
+                ..Default::default()
+            };
             r.warnings = lint::lint(prd, &ctx);
             r.valid = true;
             r.prd = Some(PrdView::new(prd));
@@ -94,7 +99,7 @@ fn print_human(r: &FileReport<'_>) {
         println!("{}", e.render(&r.path));
     }
     for w in &r.warnings {
-        println!("{}:{}: warning[{}]: {}\n  fix: {}", r.path, w.line, w.family, w.message, w.fix);
+        println!("{}", w.render(&r.path));
     }
     match &r.prd {
         Some(prd) => {
@@ -110,7 +115,12 @@ fn print_human(r: &FileReport<'_>) {
                 plural(r.warnings.len(), "warning", "warnings"),
             );
         }
-        None => println!("{}: invalid: {} {}", r.path, r.errors.len(), plural(r.errors.len(), "error", "errors")),
+        None => println!(
+            "{}: invalid: {} {}",
+            r.path,
+            r.errors.len(),
+            plural(r.errors.len(), "error", "errors")
+        ),
     }
 }
 
