@@ -32,16 +32,34 @@ fn the_tour_validates_exactly_as_printed() {
     let prd = ok(tour);
     let task = &prd.tasks[0];
     assert_eq!(prd.title, "<free-form title>");
-    assert_eq!((task.id.as_str(), task.title.as_str()), ("task-1", "<task title>"));
+    assert_eq!(
+        (task.id.as_str(), task.title.as_str()),
+        ("task-1", "<task title>")
+    );
     assert_eq!(task.metadata.max_attempts, Some(5));
     assert_eq!(task.metadata.skills, ["rust-style"]);
     assert_eq!(task.metadata.agent_timeout.map(|t| t.seconds), Some(1800));
     assert_eq!(task.metadata.category.as_deref(), Some("Backend"));
     assert_eq!(task.metadata.frozen, ["docs/adr/*.md"]);
     assert_eq!(task.requirements.len(), 2);
-    assert_eq!(task.description, "Free-form prose. Passed verbatim to the executor agent.");
-    let kinds: Vec<Vec<&str>> = task.criteria.iter().map(|c| c.hints.iter().map(|h| h.kind()).collect()).collect();
-    assert_eq!(kinds, [vec!["shell"], vec!["file-exists"], vec!["http"], vec!["manual"]]);
+    assert_eq!(
+        task.description,
+        "Free-form prose. Passed verbatim to the executor agent."
+    );
+    let kinds: Vec<Vec<&str>> = task
+        .criteria
+        .iter()
+        .map(|c| c.hints.iter().map(|h| h.kind()).collect())
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            vec!["shell"],
+            vec!["file-exists"],
+            vec!["http"],
+            vec!["manual"]
+        ]
+    );
     assert_eq!(task.criteria[0].proves, ["req-tests-green"]);
     assert_eq!(task.criteria[2].proves, ["req-health-endpoint"]);
 }
@@ -82,7 +100,10 @@ fn rule_1_ids() {
     for id in ["Task-1", "auth_rotate", "task--"] {
         let e = errors(&prd(&format!("## Task: {id} — T"), META, CRIT));
         assert_eq!(e.len(), 1, "{id}: {e:?}");
-        assert!(e[0].starts_with(&format!("line 3: invalid task id `{id}`")), "{e:?}");
+        assert!(
+            e[0].starts_with(&format!("line 3: invalid task id `{id}`")),
+            "{e:?}"
+        );
     }
 }
 
@@ -92,26 +113,42 @@ fn duplicate_task_ids_fail() {
         "# PRD: x\n\n{HEAD}\n{META}\n\n### Description\nd\n\n### Acceptance Criteria\n{CRIT}\n\n\
          ## Task: task-1 — Again\n{META}\n\n### Description\nd\n\n### Acceptance Criteria\n{CRIT}\n"
     );
-    assert_eq!(errors(&source), ["line 13: duplicate task id `task-1` (first at line 3)"]);
+    assert_eq!(
+        errors(&source),
+        ["line 13: duplicate task id `task-1` (first at line 3)"]
+    );
 }
 
 #[test]
 fn rule_2_blank_line_before_the_metadata_block() {
     let source = "# PRD: x\n\n## Task: task-1 — Write the greeter\n\n**Effort**: low\n**Depends-on**: []\n\n\
                   ### Description\nd\n\n### Acceptance Criteria\n- [ ] ok [shell: true]\n";
-    assert_eq!(errors(source), ["line 5: blank line between the task heading (line 3) and its metadata block"]);
+    assert_eq!(
+        errors(source),
+        ["line 5: blank line between the task heading (line 3) and its metadata block"]
+    );
 }
 
 #[test]
 fn rule_2_key_after_the_block_ended() {
-    let source = prd(HEAD, "**Effort**: low\n**Depends-on**: []\n\n**Category**: x", CRIT);
-    assert_eq!(errors(&source), ["line 7: metadata line after the metadata block ended"]);
+    let source = prd(
+        HEAD,
+        "**Effort**: low\n**Depends-on**: []\n\n**Category**: x",
+        CRIT,
+    );
+    assert_eq!(
+        errors(&source),
+        ["line 7: metadata line after the metadata block ended"]
+    );
 }
 
 #[test]
 fn rule_2_no_metadata_at_all() {
     let source = "# PRD: x\n\n## Task: task-1 — T\n### Description\nd\n\n### Acceptance Criteria\n- [ ] ok [shell: true]\n";
-    assert_eq!(errors(source), ["line 3: task has no metadata block under its heading"]);
+    assert_eq!(
+        errors(source),
+        ["line 3: task has no metadata block under its heading"]
+    );
 }
 
 #[test]
@@ -132,16 +169,34 @@ fn rule_3_closed_keys_and_values() {
 #[test]
 fn rule_3_required_keys() {
     let source = prd(HEAD, "**Effort**: low", CRIT);
-    assert_eq!(errors(&source), ["line 3: task is missing the required **Depends-on** metadata"]);
+    assert_eq!(
+        errors(&source),
+        ["line 3: task is missing the required **Depends-on** metadata"]
+    );
 }
 
 #[test]
 fn rule_4_every_criterion_needs_a_hint() {
-    assert_eq!(errors(&prd(HEAD, META, "- [ ] looks good")), ["line 11: acceptance criterion has no hint"]);
-    assert_eq!(errors(&prd(HEAD, META, "- [ ] bad [sh: ls]")), ["line 11: unknown hint kind `sh`"]);
-    assert_eq!(errors(&prd(HEAD, META, "- [ ] bad [grep:]")), ["line 11: [grep:] has an empty payload"]);
-    assert_eq!(errors(&prd(HEAD, META, "- [x] done [shell: true]")).len(), 1);
-    assert_eq!(errors(&prd(HEAD, META, "- done [shell: true]")), ["line 11: acceptance criterion must be a task-list item `- [ ] …`"]);
+    assert_eq!(
+        errors(&prd(HEAD, META, "- [ ] looks good")),
+        ["line 11: acceptance criterion has no hint"]
+    );
+    assert_eq!(
+        errors(&prd(HEAD, META, "- [ ] bad [sh: ls]")),
+        ["line 11: unknown hint kind `sh`"]
+    );
+    assert_eq!(
+        errors(&prd(HEAD, META, "- [ ] bad [grep:]")),
+        ["line 11: [grep:] has an empty payload"]
+    );
+    assert_eq!(
+        errors(&prd(HEAD, META, "- [x] done [shell: true]")).len(),
+        1
+    );
+    assert_eq!(
+        errors(&prd(HEAD, META, "- done [shell: true]")),
+        ["line 11: acceptance criterion must be a task-list item `- [ ] …`"]
+    );
 }
 
 #[test]
@@ -149,23 +204,44 @@ fn rule_4_hints_are_anded_and_brackets_balance() {
     let p = ok(&prd(HEAD, META, "- [ ] [edge] cases build [shell: [ -f x ] && cargo build] [file-exists: target/debug/zurdo]"));
     let c = &p.tasks[0].criteria[0];
     assert_eq!(c.title, "[edge] cases build");
-    assert_eq!(c.hints[0].check, Check::Shell { command: "[ -f x ] && cargo build".into() });
+    assert_eq!(
+        c.hints[0].check,
+        Check::Shell {
+            command: "[ -f x ] && cargo build".into()
+        }
+    );
     assert_eq!(c.hints.len(), 2);
 }
 
 #[test]
 fn criteria_may_wrap_onto_a_second_line() {
-    let p = ok(&prd(HEAD, META, "- [ ] a long criterion\n  that wraps [shell: true]"));
+    let p = ok(&prd(
+        HEAD,
+        META,
+        "- [ ] a long criterion\n  that wraps [shell: true]",
+    ));
     assert_eq!(p.tasks[0].criteria[0].title, "a long criterion that wraps");
 }
 
 #[test]
 fn typed_payloads_are_checked_at_validate_time() {
     let cases = [
-        ("[http: GET localhost:8080 -> 200]", "must start with http:// or https://"),
-        ("[http: GET http://localhost:8080/health]", "has no `-> STATUS`"),
-        ("[http: get http://localhost/ -> 200]", "unknown method `get`"),
-        ("[http: GET http://localhost/ -> 2000]", "is not an HTTP status code"),
+        (
+            "[http: GET localhost:8080 -> 200]",
+            "must start with http:// or https://",
+        ),
+        (
+            "[http: GET http://localhost:8080/health]",
+            "has no `-> STATUS`",
+        ),
+        (
+            "[http: get http://localhost/ -> 200]",
+            "unknown method `get`",
+        ),
+        (
+            "[http: GET http://localhost/ -> 2000]",
+            "is not an HTTP status code",
+        ),
         ("[grep: fn main]", "has no ` in PATH-OR-GLOB`"),
         ("[grep: fn main( in src/main.rs]", "is not a valid regex"),
         ("[no-grep: x in /etc/passwd]", "is absolute"),
@@ -192,7 +268,10 @@ fn every_hint_kind_parses() {
     let p = ok(&prd(HEAD, META, criteria));
     let c = &p.tasks[0].criteria;
     match &c[1].hints[0].check {
-        Check::Http(h) => assert_eq!((h.method.as_str(), h.host.as_str(), h.port, h.status), ("POST", "127.0.0.1", Some(9), 201)),
+        Check::Http(h) => assert_eq!(
+            (h.method.as_str(), h.host.as_str(), h.port, h.status),
+            ("POST", "127.0.0.1", Some(9), 201)
+        ),
         other => panic!("{other:?}"),
     }
     match &c[4].hints[0].check {
@@ -200,7 +279,9 @@ fn every_hint_kind_parses() {
         other => panic!("{other:?}"),
     }
     match &c[5].hints[0].check {
-        Check::NoGrep(g) => assert_eq!((g.pattern.as_str(), g.target.as_str()), ("x in y", "z.txt")),
+        Check::NoGrep(g) => {
+            assert_eq!((g.pattern.as_str(), g.target.as_str()), ("x in y", "z.txt"))
+        }
         other => panic!("{other:?}"),
     }
     match &c[8].hints[0].check {
@@ -214,16 +295,32 @@ fn every_hint_kind_parses() {
 fn sections_are_ordered_and_required() {
     let body = |sections: &str| format!("# PRD: x\n\n{HEAD}\n{META}\n{sections}");
     let e = errors(&body("\n### Description\nd\n\n### Requirements\n- req-a: x\n\n### Acceptance Criteria\n- [ ] c [shell: true] [proves:req-a]\n"));
-    assert_eq!(e, ["line 10: ### Requirements must come before ### Description"]);
-    let e = errors(&body("\n### Acceptance Criteria\n- [ ] c [shell: true]\n\n### Description\nd\n"));
-    assert_eq!(e, ["line 10: ### Description must come before ### Acceptance Criteria"]);
+    assert_eq!(
+        e,
+        ["line 10: ### Requirements must come before ### Description"]
+    );
+    let e = errors(&body(
+        "\n### Acceptance Criteria\n- [ ] c [shell: true]\n\n### Description\nd\n",
+    ));
+    assert_eq!(
+        e,
+        ["line 10: ### Description must come before ### Acceptance Criteria"]
+    );
     let e = errors(&body("\n### Acceptance Criteria\n- [ ] c [shell: true]\n"));
     assert_eq!(e, ["line 3: task `task-1` has no ### Description section"]);
     let e = errors(&body("\n### Description\nd\n"));
-    assert_eq!(e, ["line 3: task `task-1` has no ### Acceptance Criteria section"]);
-    let e = errors(&body("\n### Description\nd\n\n### Notes\nx\n\n### Acceptance Criteria\n- [ ] c [shell: true]\n"));
+    assert_eq!(
+        e,
+        ["line 3: task `task-1` has no ### Acceptance Criteria section"]
+    );
+    let e = errors(&body(
+        "\n### Description\nd\n\n### Notes\nx\n\n### Acceptance Criteria\n- [ ] c [shell: true]\n",
+    ));
     assert_eq!(e.len(), 1);
-    assert!(e[0].starts_with("line 10: unknown section `### Notes`"), "{e:?}");
+    assert!(
+        e[0].starts_with("line 10: unknown section `### Notes`"),
+        "{e:?}"
+    );
 }
 
 #[test]
@@ -231,15 +328,30 @@ fn requirements_ids_unique_and_proves_resolves() {
     let body = |reqs: &str, crit: &str| {
         format!("# PRD: x\n\n{HEAD}\n{META}\n\n### Requirements\n{reqs}\n\n### Description\nd\n\n### Acceptance Criteria\n{crit}\n")
     };
-    ok(&body("- req-a: x\n- req-b: y", "- [ ] c [shell: true] [proves:req-a] [proves:req-b]"));
+    ok(&body(
+        "- req-a: x\n- req-b: y",
+        "- [ ] c [shell: true] [proves:req-a] [proves:req-b]",
+    ));
     let e = errors(&body("- req-a: x\n- req-a: y", "- [ ] c [shell: true]"));
-    assert_eq!(e, ["line 9: duplicate requirement id `req-a` (first at line 8)"]);
+    assert_eq!(
+        e,
+        ["line 9: duplicate requirement id `req-a` (first at line 8)"]
+    );
     let e = errors(&body("- Req_A: x", "- [ ] c [shell: true]"));
-    assert!(e[0].starts_with("line 8: invalid requirement id `Req_A`"), "{e:?}");
+    assert!(
+        e[0].starts_with("line 8: invalid requirement id `Req_A`"),
+        "{e:?}"
+    );
     let e = errors(&body("- req-a: x", "- [ ] c [shell: true] [proves:req-b]"));
-    assert_eq!(e, ["line 14: [proves:req-b] names no requirement of task `task-1`"]);
+    assert_eq!(
+        e,
+        ["line 14: [proves:req-b] names no requirement of task `task-1`"]
+    );
     let e = errors(&body("- req-a: x", "- [ ] c [proves:req-a] [shell: true]"));
-    assert_eq!(e, ["line 14: [proves:] must come after all hints on the line"]);
+    assert_eq!(
+        e,
+        ["line 14: [proves:] must come after all hints on the line"]
+    );
 }
 
 fn graph(deps: &[(&str, &str)]) -> Vec<String> {
@@ -254,14 +366,28 @@ fn graph(deps: &[(&str, &str)]) -> Vec<String> {
 
 #[test]
 fn dependency_errors() {
-    assert_eq!(graph(&[("task-a", "task-b")]), ["line 5: task `task-a` depends on unknown task `task-b`"]);
-    assert_eq!(graph(&[("task-a", "task-a")]), ["line 5: task `task-a` depends on itself"]);
+    assert_eq!(
+        graph(&[("task-a", "task-b")]),
+        ["line 5: task `task-a` depends on unknown task `task-b`"]
+    );
+    assert_eq!(
+        graph(&[("task-a", "task-a")]),
+        ["line 5: task `task-a` depends on itself"]
+    );
     assert_eq!(
         graph(&[("task-a", "task-c"), ("task-b", "task-a"), ("task-c", "task-b")]),
         ["line 5: dependency cycle: task-a -> task-c -> task-b -> task-a (each depends on the next)"]
     );
     // A task downstream of a cycle is not reported as a cycle of its own.
-    assert_eq!(graph(&[("task-x", "task-a"), ("task-a", "task-b"), ("task-b", "task-a")]).len(), 1);
+    assert_eq!(
+        graph(&[
+            ("task-x", "task-a"),
+            ("task-a", "task-b"),
+            ("task-b", "task-a")
+        ])
+        .len(),
+        1
+    );
 }
 
 #[test]
@@ -284,24 +410,40 @@ fn every_error_is_reported_sorted_by_line() {
                   ### Description\nd\n\n### Acceptance Criteria\n- [ ] a [nope: x]\n- [ ] b\n";
     let e = errors(source);
     let lines: Vec<&str> = e.iter().map(|l| l.split(':').next().unwrap()).collect();
-    assert_eq!(lines, ["line 3", "line 5", "line 6", "line 12", "line 13"], "{e:#?}");
+    assert_eq!(
+        lines,
+        ["line 3", "line 5", "line 6", "line 12", "line 13"],
+        "{e:#?}"
+    );
 }
 
 #[test]
 fn title_and_task_presence() {
     assert_eq!(errors("## Task: task-1 — T\n**Effort**: low\n**Depends-on**: []\n\n### Description\nd\n\n### Acceptance Criteria\n- [ ] c [shell: true]\n"),
         ["line 1: the PRD has no H1 title"]);
-    assert_eq!(errors("# PRD: x\n\nJust prose.\n"), ["line 1: the PRD has no tasks"]);
+    assert_eq!(
+        errors("# PRD: x\n\nJust prose.\n"),
+        ["line 1: the PRD has no tasks"]
+    );
     let e = errors(&format!("# PRD: a\n# PRD: b\n\n{HEAD}\n{META}\n\n### Description\nd\n\n### Acceptance Criteria\n{CRIT}\n"));
-    assert_eq!(e, ["line 2: second H1 title (the first is at line 1); a PRD has exactly one"]);
+    assert_eq!(
+        e,
+        ["line 2: second H1 title (the first is at line 1); a PRD has exactly one"]
+    );
     let e = errors(&format!("# PRD: a\n\n## Overview\ntext\n\n{HEAD}\n{META}\n\n### Description\nd\n\n### Acceptance Criteria\n{CRIT}\n"));
-    assert_eq!(e, ["line 3: unexpected H2 heading `## Overview`: H2 headings are task headings"]);
+    assert_eq!(
+        e,
+        ["line 3: unexpected H2 heading `## Overview`: H2 headings are task headings"]
+    );
 }
 
 #[test]
 fn non_utf8_input_is_a_clear_error() {
     let e = zurdo::parse_bytes(b"# PRD: x\nab\xffcd\n").unwrap_err();
-    assert_eq!(e[0].to_string(), "line 2: the file is not valid UTF-8 (bad byte 0xff at column 3)");
+    assert_eq!(
+        e[0].to_string(),
+        "line 2: the file is not valid UTF-8 (bad byte 0xff at column 3)"
+    );
 }
 
 #[test]
@@ -309,7 +451,10 @@ fn description_is_verbatim_including_code_and_subheadings() {
     let source = "# PRD: x\n\n## Task: task-1 — T\n**Effort**: low\n**Depends-on**: []\n\n### Description\n\n\
                   Do *this*.\n\n#### Detail\n\n```sh\n### not a heading\n```\n\n### Acceptance Criteria\n- [ ] c [shell: true]\n";
     let p = ok(source);
-    assert_eq!(p.tasks[0].description, "Do *this*.\n\n#### Detail\n\n```sh\n### not a heading\n```");
+    assert_eq!(
+        p.tasks[0].description,
+        "Do *this*.\n\n#### Detail\n\n```sh\n### not a heading\n```"
+    );
     assert_eq!(p.tasks[0].description_line, 7);
 }
 
@@ -318,5 +463,10 @@ fn crlf_line_endings_parse() {
     let source = prd(HEAD, META, CRIT).replace('\n', "\r\n");
     let p = ok(&source);
     assert_eq!(p.tasks[0].metadata.effort, "low");
-    assert_eq!(p.tasks[0].criteria[0].hints[0].check, Check::Shell { command: "cargo test".into() });
+    assert_eq!(
+        p.tasks[0].criteria[0].hints[0].check,
+        Check::Shell {
+            command: "cargo test".into()
+        }
+    );
 }

@@ -281,20 +281,21 @@ fn duration(value: &str) -> Result<AgentTimeout, String> {
             .find(|c: char| !c.is_ascii_digit())
             .unwrap_or(value.len()),
     );
-    let scale =
-        match unit {
-            "s" => 1,
-            "m" => 60,
-            "h" => 3600,
-            "" => return Err(format!(
+    let scale = match unit {
+        "s" => 1,
+        "m" => 60,
+        "h" => 3600,
+        "" => {
+            return Err(format!(
                 "**Agent-timeout** `{value}` has no unit; durations need s, m or h (30s, 15m, 1h)"
-            )),
-            _ => {
-                return Err(format!(
-                    "**Agent-timeout** `{value}` is not a duration like 30s, 15m or 1h"
-                ))
-            }
-        };
+            ))
+        }
+        _ => {
+            return Err(format!(
+                "**Agent-timeout** `{value}` is not a duration like 30s, 15m or 1h"
+            ))
+        }
+    };
     match digits.parse::<u64>() {
         Ok(n) if n > 0 => n
             .checked_mul(scale)
