@@ -163,16 +163,28 @@ fn every_command_has_help() {
 
 #[test]
 fn warnings_are_printed_and_validate_still_exits_0() {
-    let linted = VALID.replace("[shell: cargo test greet]", "[shell: cargo test greet || true]");
+    let linted = VALID.replace(
+        "[shell: cargo test greet]",
+        "[shell: cargo test greet || true]",
+    );
     let repo = repo_with(&[("prds/greeter.md", linted.as_bytes())]);
     let out = zurdo(&["validate", "prds/greeter.md"], repo.path());
     assert_eq!(out.status.code(), Some(0));
     let stdout = text(&out.stdout);
-    assert!(stdout.starts_with("prds/greeter.md:21: warning[constant-shell]: "), "{stdout}");
+    assert!(
+        stdout.starts_with("prds/greeter.md:21: warning[constant-shell]: "),
+        "{stdout}"
+    );
     assert!(stdout.contains("\n  fix: "), "{stdout}");
-    assert!(stdout.ends_with("prds/greeter.md: valid: 2 tasks, 3 criteria, 1 warning\n"), "{stdout}");
+    assert!(
+        stdout.ends_with("prds/greeter.md: valid: 2 tasks, 3 criteria, 1 warning\n"),
+        "{stdout}"
+    );
 
-    let out = zurdo(&["validate", "--format", "json", "prds/greeter.md"], repo.path());
+    let out = zurdo(
+        &["validate", "--format", "json", "prds/greeter.md"],
+        repo.path(),
+    );
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
     assert_eq!(doc["files"][0]["warnings"][0]["family"], "constant-shell");
     assert_eq!(doc["files"][0]["warnings"][0]["line"], 21);
