@@ -13,18 +13,9 @@
 //! assert_eq!(prd.tasks[0].criteria[0].hints[0].kind(), "shell");
 //! ```
 
-pub mod diagnostic;
-mod graph;
-pub mod hint;
-mod lines;
 pub mod lint;
-pub mod model;
-mod parse;
-pub mod paths;
 pub mod source;
-mod suggest;
 
-pub use diagnostic::Diagnostic;
-pub use model::{Criterion, Prd, Requirement, Task};
-pub use parse::metadata::KEYS as METADATA_KEYS;
-pub use parse::{parse, parse_bytes, MARKDOWN_OPTIONS};
+pub use zurdo_lang::{diagnostic, hint, model, paths};
+pub use zurdo_lang::{parse, parse_bytes, Criterion, Diagnostic, Prd, Requirement, Task};
+pub use zurdo_lang::{MARKDOWN_OPTIONS, METADATA_KEYS};
