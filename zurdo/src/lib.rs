@@ -13,8 +13,11 @@
 //! assert_eq!(prd.tasks[0].criteria[0].hints[0].kind(), "shell");
 //! ```
 
+pub mod exec;
 pub mod lint;
+mod shell;
 pub mod source;
+pub mod verify;
 
 pub use zurdo_lang::{diagnostic, hint, model, paths};
 pub use zurdo_lang::{parse, parse_bytes, Criterion, Diagnostic, Prd, Requirement, Task};

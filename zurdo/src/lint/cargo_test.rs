@@ -11,11 +11,11 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use super::shell;
 use super::{Lint, LintContext, RECURSIVE_CARGO_TEST};
 use crate::hint::Check;
 use crate::model::Prd;
 use crate::paths::RepoPath;
+use crate::shell;
 
 /// The `cargo test` target that verifies a PRD.
 #[derive(Debug, Clone, PartialEq, Eq)]

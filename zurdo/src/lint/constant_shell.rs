@@ -7,10 +7,10 @@
 //! give either, `true`, `:`, `echo` and `printf` give zero, `false` gives
 //! non-zero, and `exit N` ends the script with `N`.
 
-use super::shell::{self, AndOr, Connector, Pipeline, Script, Simple};
 use super::{Lint, CONSTANT_SHELL};
 use crate::hint::{Check, Hint};
 use crate::model::Prd;
+use crate::shell::{self, AndOr, Connector, Pipeline, Script, Simple};
 
 /// Reports every `[shell:]` hint whose exit status is fixed.
 pub(crate) fn check(prd: &Prd, out: &mut Vec<Lint>) {

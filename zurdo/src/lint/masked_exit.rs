@@ -2,10 +2,10 @@
 //! `cargo test 2>&1 | tail -5`. A pipeline's exit status is its last
 //! command's, so the runner's failure is thrown away unless `pipefail` is on.
 
-use super::shell::{self, Pipeline, Simple};
 use super::{Lint, MASKED_EXIT_CODE};
 use crate::hint::Check;
 use crate::model::Prd;
+use crate::shell::{self, Pipeline, Simple};
 
 /// Commands whose exit status is the verdict (test and build runners).
 const RUNNERS: [&str; 24] = [

@@ -19,7 +19,6 @@ mod empty_match;
 mod http;
 mod masked_exit;
 mod paths;
-mod shell;
 
 /// A `[shell:]` whose exit status is fixed by construction.
 pub const CONSTANT_SHELL: &str = "constant-shell";

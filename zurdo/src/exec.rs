@@ -1,0 +1,159 @@
+//! Running a command the way a `[shell:]` hint runs: `sh -c` in its own
+//! process group, with an allowlisted environment, stdin closed, output
+//! captured whole, and a deadline that kills the whole group.
+
+use std::io::Read;
+use std::path::Path;
+use std::process::{Command, ExitStatus, Stdio};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// How a command ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ending {
+    /// It exited with this code.
+    Exited(i32),
+    /// A signal ended it (not ours).
+    Signaled(i32),
+    /// It ran past its deadline and zurdo killed its process group.
+    TimedOut,
+}
+
+/// A finished command and everything it printed.
+#[derive(Debug, Clone)]
+pub struct Finished {
+    /// How it ended.
+    pub ending: Ending,
+    /// Everything written to stdout.
+    pub stdout: Vec<u8>,
+    /// Everything written to stderr.
+    pub stderr: Vec<u8>,
+    /// Wall time from spawn to exit (or to the kill).
+    pub elapsed: Duration,
+}
+
+/// How long to wait for the output pipes to close after the shell exited
+/// and its process group was killed (a process that left the group with
+/// `setsid` may hold them open).
+const DRAIN_GRACE: Duration = Duration::from_millis(500);
+
+/// Runs `sh -c <script>` in `dir` with exactly `env`, killing its process
+/// group at `timeout`. Background processes it leaves in its group are
+/// killed when it exits, so a hint cannot leave work running behind the
+/// verdict.
+pub fn run_shell(
+    script: &str,
+    dir: &Path,
+    env: &[(String, String)],
+    timeout: Duration,
+) -> std::io::Result<Finished> {
+    let mut command = Command::new("sh");
+    command
+        .arg("-c")
+        .arg(script)
+        .current_dir(dir)
+        .env_clear()
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    run(command, timeout)
+}
+
+/// Spawns `command` in a new process group and waits for it with a deadline.
+pub fn run(mut command: Command, timeout: Duration) -> std::io::Result<Finished> {
+    use std::os::unix::process::CommandExt;
+    command.process_group(0);
+    let start = Instant::now();
+    let mut child = command.spawn()?;
+    let group = child.id() as i32;
+    let stdout = drain(child.stdout.take());
+    let stderr = drain(child.stderr.take());
+
+    let (tx, rx) = mpsc::channel();
+    thread::spawn(move || {
+        let _ = tx.send(child.wait());
+    });
+    let ending = match rx.recv_timeout(timeout) {
+        Ok(status) => {
+            let status = status?;
+            kill_group(group);
+            ending_of(status)
+        }
+        Err(_) => {
+            kill_group(group);
+            let _ = rx.recv();
+            Ending::TimedOut
+        }
+    };
+    let elapsed = start.elapsed();
+    Ok(Finished {
+        ending,
+        stdout: stdout.collect(),
+        stderr: stderr.collect(),
+        elapsed,
+    })
+}
+
+fn ending_of(status: ExitStatus) -> Ending {
+    use std::os::unix::process::ExitStatusExt;
+    match (status.code(), status.signal()) {
+        (Some(code), _) => Ending::Exited(code),
+        (None, Some(signal)) => Ending::Signaled(signal),
+        (None, None) => Ending::Exited(-1),
+    }
+}
+
+/// Sends SIGKILL to every process in the group; a group already gone is fine.
+fn kill_group(group: i32) {
+    if group > 0 {
+        // SAFETY: kill(2) with a negative pid signals a process group; it
+        // takes no pointers and has no memory-safety preconditions.
+        unsafe {
+            libc::kill(-group, libc::SIGKILL);
+        }
+    }
+}
+
+/// A pipe being read to its end in a thread.
+struct Drain {
+    buffer: Arc<Mutex<Vec<u8>>>,
+    done: mpsc::Receiver<()>,
+}
+
+impl Drain {
+    /// The bytes read, waiting a short grace for the pipe to close.
+    fn collect(self) -> Vec<u8> {
+        let _ = self.done.recv_timeout(DRAIN_GRACE);
+        match self.buffer.lock() {
+            Ok(mut b) => std::mem::take(&mut *b),
+            Err(poisoned) => std::mem::take(&mut *poisoned.into_inner()),
+        }
+    }
+}
+
+fn drain<R: Read + Send + 'static>(pipe: Option<R>) -> Drain {
+    let buffer = Arc::new(Mutex::new(Vec::new()));
+    let (tx, done) = mpsc::channel();
+    if let Some(mut pipe) = pipe {
+        let shared = Arc::clone(&buffer);
+        thread::spawn(move || {
+            let mut chunk = [0u8; 8192];
+            loop {
+                match pipe.read(&mut chunk) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => match shared.lock() {
+                        Ok(mut b) => b.extend_from_slice(&chunk[..n]),
+                        Err(_) => break,
+                    },
+                }
+            }
+            let _ = tx.send(());
+        });
+    } else {
+        let _ = tx.send(());
+    }
+    Drain { buffer, done }
+}

@@ -1,0 +1,270 @@
+//! What checking a hint produces: a verdict with a typed reason, and the
+//! evidence it rests on.
+
+use std::time::Duration;
+
+use serde::Serialize;
+
+/// Why a hint did not pass. Every variant is a distinct, typed reason so a
+/// retry prompt, a report or a test can tell them apart.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "reason", rename_all = "snake_case")]
+pub enum Reason {
+    /// `[shell:]` exited non-zero.
+    ExitCode {
+        /// The exit code.
+        code: i32,
+    },
+    /// `[shell:]` was ended by a signal it did not get from zurdo.
+    Signaled {
+        /// The signal number.
+        signal: i32,
+    },
+    /// The hint ran past `[verification] criterion_seconds`; its process
+    /// group was killed.
+    Timeout {
+        /// The limit that was hit.
+        seconds: u64,
+    },
+    /// A test runner in the command ran zero tests (a filter that matches
+    /// nothing proves nothing).
+    ZeroTests {
+        /// `cargo test`, `go test`, `pytest`, …
+        runner: String,
+    },
+    /// A test runner the command started printed no report line at all.
+    RunnerSilent {
+        /// The runner that stayed silent.
+        runner: String,
+    },
+    /// The command could not be started.
+    SpawnFailed {
+        /// The operating system's message.
+        error: String,
+    },
+    /// `[file-exists:]`: nothing at the path.
+    Missing,
+    /// `[file-absent:]`: something is at the path.
+    Present,
+    /// The path leaves the repository (absolute, `..`, or a symlink that
+    /// points outside it).
+    PathEscapes {
+        /// How it escapes.
+        detail: String,
+    },
+    /// A file could not be read.
+    Unreadable {
+        /// The path and the operating system's message.
+        detail: String,
+    },
+    /// `[grep:]`: no file matched the pattern.
+    NoMatch,
+    /// `[no-grep:]`: a file matched the pattern.
+    Matched {
+        /// The first match, as `path:line: text`.
+        first: String,
+    },
+    /// The glob of a `[grep:]`/`[no-grep:]` matched no file.
+    GlobMatchedNothing,
+    /// The regex parses but cannot be built (too large, for instance).
+    BadRegex {
+        /// The regex engine's message.
+        error: String,
+    },
+    /// `[http:]`: nothing listens at the address.
+    ConnectionRefused,
+    /// `[http:]`: no complete answer in time.
+    HttpTimeout {
+        /// The limit that was hit.
+        seconds: u64,
+    },
+    /// `[http:]`: an answer with another status.
+    WrongStatus {
+        /// The status the hint expects.
+        expected: u16,
+        /// The status that came back.
+        got: u16,
+    },
+    /// `[http:]`: any other transport failure (DNS, TLS, a malformed answer).
+    HttpFailed {
+        /// What went wrong.
+        error: String,
+    },
+    /// `[manual]`: a human signs this off; it never passes automatically.
+    NeedsReview,
+    /// The hint kind is parsed but nothing executes it yet (`[symbol:]`,
+    /// `[references:]`, `[callers:]` until the structural index lands).
+    NotImplemented {
+        /// The hint kind.
+        kind: String,
+    },
+}
+
+impl std::fmt::Display for Reason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Reason::ExitCode { code } => write!(f, "exited with code {code}"),
+            Reason::Signaled { signal } => write!(f, "killed by signal {signal}"),
+            Reason::Timeout { seconds } => {
+                write!(f, "timed out after {seconds}s ([verification] criterion_seconds); its process group was killed")
+            }
+            Reason::ZeroTests { runner } => {
+                write!(f, "{runner} ran 0 tests: the command proves nothing")
+            }
+            Reason::RunnerSilent { runner } => {
+                write!(
+                    f,
+                    "{runner} printed no test report: cannot tell whether any test ran"
+                )
+            }
+            Reason::SpawnFailed { error } => write!(f, "could not start: {error}"),
+            Reason::Missing => f.write_str("no such file or directory"),
+            Reason::Present => f.write_str("the path exists"),
+            Reason::PathEscapes { detail } => write!(f, "path leaves the repository: {detail}"),
+            Reason::Unreadable { detail } => write!(f, "cannot read {detail}"),
+            Reason::NoMatch => f.write_str("no line matches"),
+            Reason::Matched { first } => write!(f, "a line matches: {first}"),
+            Reason::GlobMatchedNothing => f.write_str("the glob matches no file"),
+            Reason::BadRegex { error } => write!(f, "the regex cannot be built: {error}"),
+            Reason::ConnectionRefused => f.write_str("connection refused: nothing listens there"),
+            Reason::HttpTimeout { seconds } => write!(f, "no answer within {seconds}s"),
+            Reason::WrongStatus { expected, got } => write!(f, "status {got}, expected {expected}"),
+            Reason::HttpFailed { error } => write!(f, "request failed: {error}"),
+            Reason::NeedsReview => {
+                f.write_str("needs a human sign-off (never passes automatically)")
+            }
+            Reason::NotImplemented { kind } => {
+                write!(f, "[{kind}:] hints are not executed yet (the structural index lands later); never passes")
+            }
+        }
+    }
+}
+
+/// Output captured from a command, kept bounded: the head and the tail with
+/// an elision marker between when it is longer than the bound.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Captured {
+    /// The kept text (lossy UTF-8).
+    pub text: String,
+    /// The full length in bytes before bounding.
+    pub total_bytes: usize,
+}
+
+/// Bytes kept from each end of a long output.
+pub const CAPTURE_HEAD: usize = 4 * 1024;
+/// Bytes kept from the end of a long output.
+pub const CAPTURE_TAIL: usize = 8 * 1024;
+
+impl Captured {
+    /// Keeps `bytes` whole when short, else its head and tail.
+    pub fn bounded(bytes: &[u8]) -> Captured {
+        let total_bytes = bytes.len();
+        if total_bytes <= CAPTURE_HEAD + CAPTURE_TAIL {
+            return Captured {
+                text: String::from_utf8_lossy(bytes).into_owned(),
+                total_bytes,
+            };
+        }
+        let head = String::from_utf8_lossy(&bytes[..CAPTURE_HEAD]);
+        let tail = String::from_utf8_lossy(&bytes[total_bytes - CAPTURE_TAIL..]);
+        let elided = total_bytes - CAPTURE_HEAD - CAPTURE_TAIL;
+        Captured {
+            text: format!("{head}\n… [{elided} bytes elided] …\n{tail}"),
+            total_bytes,
+        }
+    }
+
+    /// The last `lines` lines of the kept text.
+    pub fn tail_lines(&self, lines: usize) -> &str {
+        let text = self.text.trim_end();
+        let mut start = text.len();
+        for _ in 0..lines {
+            match text[..start].rfind('\n') {
+                Some(i) => start = i,
+                None => return text,
+            }
+        }
+        &text[start + 1..]
+    }
+}
+
+/// A file a hint read, by its git blob id, so a later re-read can tell
+/// whether the bytes the verdict rests on changed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Blob {
+    /// Repository-relative path.
+    pub path: String,
+    /// The git blob id (SHA-1 of `blob <len>\0<bytes>`), hex.
+    pub id: String,
+}
+
+/// What a verdict rests on.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Evidence {
+    /// `[shell:]`: the exit code, when it exited.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+    /// `[shell:]`: stdout, bounded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stdout: Option<Captured>,
+    /// `[shell:]`: stderr, bounded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stderr: Option<Captured>,
+    /// Local hints: the files read, with their blob ids.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub blobs: Vec<Blob>,
+    /// A one-line note: the match found, the status received, …
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// The verdict on one hint.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "verdict", rename_all = "snake_case")]
+pub enum Verdict {
+    /// The hint holds.
+    Pass,
+    /// The hint does not hold, and why.
+    Fail(Reason),
+}
+
+impl Verdict {
+    /// True for [`Verdict::Pass`].
+    pub fn passed(&self) -> bool {
+        matches!(self, Verdict::Pass)
+    }
+}
+
+/// One hint checked.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct HintResult {
+    /// The hint as written, e.g. `[shell: cargo test]`.
+    pub hint: String,
+    /// Its kind.
+    pub kind: &'static str,
+    /// Pass, or the typed reason it failed.
+    #[serde(flatten)]
+    pub verdict: Verdict,
+    /// What the verdict rests on.
+    pub evidence: Evidence,
+    /// How long the check took.
+    #[serde(serialize_with = "millis")]
+    pub elapsed: Duration,
+}
+
+fn millis<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_u64(d.as_millis() as u64)
+}
+
+/// How a whole criterion came out: all automated hints AND'd; `[manual]`
+/// hints leave a passing criterion awaiting review.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CriterionVerdict {
+    /// Every hint passed.
+    Passed,
+    /// Every automated hint passed; a `[manual]` hint awaits a human.
+    PendingReview,
+    /// Some automated hint failed.
+    Failed,
+}
