@@ -14,11 +14,13 @@
 //! ```
 
 pub mod exec;
+pub mod harness;
 pub mod lint;
 mod shell;
 pub mod source;
 pub mod verify;
 
-pub use zurdo_lang::{diagnostic, hint, model, paths};
+pub use zurdo_lang::{diagnostic, hint, model, naming, paths};
 pub use zurdo_lang::{parse, parse_bytes, Criterion, Diagnostic, Prd, Requirement, Task};
 pub use zurdo_lang::{MARKDOWN_OPTIONS, METADATA_KEYS};
+pub use zurdo_macros::prd;

@@ -17,6 +17,7 @@ mod graph;
 pub mod hint;
 mod lines;
 pub mod model;
+pub mod naming;
 mod parse;
 pub mod paths;
 pub mod suggest;

@@ -1,6 +1,20 @@
 //! Hint execution: the verifier that `zurdo verify`, the cargo-test harness
 //! and the run loop share.
+//!
+//! Paths are relative to the repository root; `[shell:]` runs `sh -c` there
+//! with an allowlisted environment and a deadline that kills its process
+//! group. Every hint yields a [`Verdict`] (pass, or a typed [`Reason`]) and
+//! the [`Evidence`] it rests on.
 
+mod config;
+pub mod env;
+pub mod files;
+mod grep;
+mod http;
 mod outcome;
+pub mod render;
+mod verifier;
 
+pub use config::{ConfigError, VerificationConfig, CONFIG_PATH};
 pub use outcome::{Blob, Captured, CriterionVerdict, Evidence, HintResult, Reason, Verdict};
+pub use verifier::{CriterionResult, Verifier};

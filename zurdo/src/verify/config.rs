@@ -1,0 +1,164 @@
+//! The `[verification]` section of `.zurdo/config.toml`: the settings that
+//! change verdicts.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// Where the config lives, relative to the repository root.
+pub const CONFIG_PATH: &str = ".zurdo/config.toml";
+
+/// Settings that change how hints are judged.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct VerificationConfig {
+    /// Seconds one hint may run before its process group is killed.
+    pub criterion_seconds: u64,
+    /// The most bytes of an `[http:]` response body zurdo reads.
+    pub http_read_limit: u64,
+    /// Environment variables passed to `[shell:]` hints, added to the
+    /// defaults ([`super::env::DEFAULT_ALLOWLIST`]). Entries may end in `*`.
+    pub env_allowlist: Vec<String>,
+    /// Run-wide globs the agent must not modify (enforced by the run loop).
+    pub protected_paths: Vec<String>,
+}
+
+impl Default for VerificationConfig {
+    fn default() -> Self {
+        VerificationConfig {
+            criterion_seconds: 600,
+            http_read_limit: 1024 * 1024,
+            env_allowlist: Vec::new(),
+            protected_paths: Vec::new(),
+        }
+    }
+}
+
+/// The file as the verifier reads it: `[verification]` strictly, other
+/// sections (owned by the run loop) are left to their own reader.
+#[derive(Debug, Default, Deserialize)]
+struct ConfigFile {
+    #[serde(default)]
+    verification: VerificationConfig,
+    #[serde(flatten)]
+    _rest: toml::Table,
+}
+
+/// A config file that could not be read or is wrong.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigError {
+    /// The file.
+    pub path: PathBuf,
+    /// What is wrong, naming the key and line.
+    pub message: String,
+}
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.path.display(), self.message)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+impl VerificationConfig {
+    /// Reads `<root>/.zurdo/config.toml`; the defaults when there is none.
+    pub fn load(root: &Path) -> Result<VerificationConfig, ConfigError> {
+        let path = root.join(CONFIG_PATH);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Self::default()),
+            Err(e) => {
+                return Err(ConfigError {
+                    path,
+                    message: format!("cannot read: {e}"),
+                })
+            }
+        };
+        Self::parse(&text).map_err(|message| ConfigError { path, message })
+    }
+
+    /// Parses config text, checking every `[verification]` key and value.
+    pub fn parse(text: &str) -> Result<VerificationConfig, String> {
+        let file: ConfigFile = toml::from_str(text).map_err(|e| describe(text, &e))?;
+        let v = file.verification;
+        if v.criterion_seconds == 0 {
+            return Err("[verification] criterion_seconds must be at least 1".into());
+        }
+        if v.http_read_limit == 0 {
+            return Err("[verification] http_read_limit must be at least 1".into());
+        }
+        Ok(v)
+    }
+}
+
+/// One line naming where the problem is: `line N: key = value: message`.
+fn describe(text: &str, error: &toml::de::Error) -> String {
+    let message = error
+        .message()
+        .trim()
+        .replace("expected u64", "expected a non-negative integer");
+    let Some(span) = error.span() else {
+        return message.to_string();
+    };
+    let start = span.start.min(text.len());
+    let line = text[..start].matches('\n').count() + 1;
+    let source = text.lines().nth(line - 1).unwrap_or("").trim();
+    if source.is_empty() {
+        format!("line {line}: {message}")
+    } else {
+        format!("line {line}: `{source}`: {message}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_without_a_section() {
+        assert_eq!(
+            VerificationConfig::parse("[defaults]\nmax_attempts = 3\n").unwrap(),
+            VerificationConfig::default()
+        );
+    }
+
+    #[test]
+    fn reads_the_section() {
+        let v = VerificationConfig::parse(
+            "[verification]\ncriterion_seconds = 5\nenv_allowlist = [\"DATABASE_URL\"]\n",
+        )
+        .unwrap();
+        assert_eq!(v.criterion_seconds, 5);
+        assert_eq!(v.env_allowlist, ["DATABASE_URL"]);
+    }
+
+    #[test]
+    fn unknown_keys_and_bad_values_name_the_key_and_line() {
+        let e = VerificationConfig::parse("[verification]\ncriterion_secs = 5\n").unwrap_err();
+        assert!(e.contains("line 2") && e.contains("criterion_secs"), "{e}");
+        let e =
+            VerificationConfig::parse("[verification]\ncriterion_seconds = \"5\"\n").unwrap_err();
+        assert!(e.contains("line 2") && e.contains("integer"), "{e}");
+        let e = VerificationConfig::parse("[verification]\ncriterion_seconds = 0\n").unwrap_err();
+        assert!(e.contains("criterion_seconds"), "{e}");
+    }
+
+    #[test]
+    fn load_reports_the_file() {
+        let dir = std::env::temp_dir().join(format!("zurdo-config-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join(".zurdo")).unwrap();
+        std::fs::write(dir.join(CONFIG_PATH), "[verification\n").unwrap();
+        let e = VerificationConfig::load(&dir).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with(&dir.join(CONFIG_PATH).display().to_string()),
+            "{e}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(
+            VerificationConfig::load(&dir).unwrap(),
+            VerificationConfig::default()
+        );
+    }
+}

@@ -1,0 +1,56 @@
+//! Human-readable accounts of verdicts: what failed, why, and the output
+//! that shows it, so a reader knows what to fix without rerunning anything.
+
+use std::fmt::Write;
+
+use super::outcome::{Captured, HintResult, Verdict};
+use super::verifier::CriterionResult;
+use crate::model::Criterion;
+
+/// Lines of captured output shown for a failing hint.
+pub const TAIL_LINES: usize = 20;
+
+/// Explains a criterion that did not pass: each failing hint with its typed
+/// reason, its note, and the tail of its output.
+pub fn failure(display: &str, criterion: &Criterion, result: &CriterionResult) -> String {
+    let mut out = format!("{display}:{}: {}\n", criterion.line, criterion.title);
+    for hint in &result.hints {
+        if let Verdict::Fail(reason) = &hint.verdict {
+            let _ = writeln!(out, "  {} failed: {reason}", hint.hint);
+            describe(&mut out, hint);
+        }
+    }
+    out.trim_end().to_string()
+}
+
+fn describe(out: &mut String, hint: &HintResult) {
+    if let Some(note) = &hint.evidence.note {
+        let _ = writeln!(out, "    {note}");
+    }
+    for (name, captured) in [
+        ("stdout", &hint.evidence.stdout),
+        ("stderr", &hint.evidence.stderr),
+    ] {
+        if let Some(c) = captured {
+            tail(out, name, c);
+        }
+    }
+}
+
+fn tail(out: &mut String, name: &str, captured: &Captured) {
+    let text = captured.tail_lines(TAIL_LINES);
+    if text.trim().is_empty() {
+        return;
+    }
+    let shown = text.lines().count();
+    let total = captured.text.trim_end().lines().count();
+    let label = if shown < total {
+        format!("{name} (last {shown} lines)")
+    } else {
+        name.to_string()
+    };
+    let _ = writeln!(out, "    {label}:");
+    for line in text.lines() {
+        let _ = writeln!(out, "      | {line}");
+    }
+}

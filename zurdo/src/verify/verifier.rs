@@ -1,0 +1,137 @@
+//! The verifier: runs hints and criteria against a repository.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use super::config::VerificationConfig;
+use super::outcome::{Captured, CriterionVerdict, Evidence, HintResult, Reason, Verdict};
+use super::{env, files, grep, http};
+use crate::exec::{self, Ending};
+use crate::hint::{Check, Hint};
+use crate::model::Criterion;
+
+/// Checks hints against one repository with one configuration.
+#[derive(Debug, Clone)]
+pub struct Verifier {
+    root: PathBuf,
+    config: VerificationConfig,
+    env: Vec<(String, String)>,
+}
+
+/// One criterion checked: every hint's result and the combined verdict.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct CriterionResult {
+    /// The combined verdict (hints AND'd).
+    pub verdict: CriterionVerdict,
+    /// Each hint's result, in the order written.
+    pub hints: Vec<HintResult>,
+}
+
+impl CriterionResult {
+    /// The hints that failed, `[manual]` excluded.
+    pub fn failures(&self) -> impl Iterator<Item = &HintResult> {
+        self.hints
+            .iter()
+            .filter(|h| h.kind != "manual" && !h.verdict.passed())
+    }
+}
+
+impl Verifier {
+    /// A verifier for the repository at `root`. The hint environment is the
+    /// current process's, reduced to the allowlist.
+    pub fn new(root: &Path, config: VerificationConfig) -> std::io::Result<Verifier> {
+        let root = std::fs::canonicalize(root)?;
+        let env = env::filter(std::env::vars(), &config.env_allowlist);
+        Ok(Verifier { root, config, env })
+    }
+
+    /// The canonical repository root.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The configuration in force.
+    pub fn config(&self) -> &VerificationConfig {
+        &self.config
+    }
+
+    /// Checks one hint.
+    pub fn check(&self, hint: &Hint) -> HintResult {
+        let started = Instant::now();
+        let (verdict, evidence) = match &hint.check {
+            Check::Shell { command } => self.shell(command),
+            Check::Http(h) => http::check(h, self.timeout(), self.config.http_read_limit),
+            Check::FileExists { path } => files::exists(&self.root, path),
+            Check::FileAbsent { path } => files::absent(&self.root, path),
+            Check::Grep(g) => grep::check(&self.root, g, true),
+            Check::NoGrep(g) => grep::check(&self.root, g, false),
+            Check::Symbol { .. } | Check::References { .. } | Check::Callers(_) => (
+                Verdict::Fail(Reason::NotImplemented {
+                    kind: hint.kind().to_string(),
+                }),
+                Evidence::default(),
+            ),
+            Check::Manual => (Verdict::Fail(Reason::NeedsReview), Evidence::default()),
+        };
+        HintResult {
+            hint: hint.source.clone(),
+            kind: hint.kind(),
+            verdict,
+            evidence,
+            elapsed: started.elapsed(),
+        }
+    }
+
+    /// Checks every hint of a criterion (all of them, so every failure is
+    /// on record) and combines the verdicts.
+    pub fn criterion(&self, criterion: &Criterion) -> CriterionResult {
+        let hints: Vec<HintResult> = criterion.hints.iter().map(|h| self.check(h)).collect();
+        let automated_ok = hints
+            .iter()
+            .filter(|h| h.kind != "manual")
+            .all(|h| h.verdict.passed());
+        let manual = hints.iter().any(|h| h.kind == "manual");
+        let verdict = match (automated_ok, manual) {
+            (false, _) => CriterionVerdict::Failed,
+            (true, true) => CriterionVerdict::PendingReview,
+            (true, false) => CriterionVerdict::Passed,
+        };
+        CriterionResult { verdict, hints }
+    }
+
+    fn timeout(&self) -> Duration {
+        Duration::from_secs(self.config.criterion_seconds)
+    }
+
+    fn shell(&self, command: &str) -> (Verdict, Evidence) {
+        let mut evidence = Evidence::default();
+        let finished = match exec::run_shell(command, &self.root, &self.env, self.timeout()) {
+            Ok(f) => f,
+            Err(e) => {
+                return (
+                    Verdict::Fail(Reason::SpawnFailed {
+                        error: e.to_string(),
+                    }),
+                    evidence,
+                )
+            }
+        };
+        evidence.stdout = Some(Captured::bounded(&finished.stdout));
+        evidence.stderr = Some(Captured::bounded(&finished.stderr));
+        let verdict = match finished.ending {
+            Ending::TimedOut => Verdict::Fail(Reason::Timeout {
+                seconds: self.config.criterion_seconds,
+            }),
+            Ending::Signaled(signal) => Verdict::Fail(Reason::Signaled { signal }),
+            Ending::Exited(code) => {
+                evidence.exit_code = Some(code);
+                if code != 0 {
+                    Verdict::Fail(Reason::ExitCode { code })
+                } else {
+                    Verdict::Pass
+                }
+            }
+        };
+        (verdict, evidence)
+    }
+}
