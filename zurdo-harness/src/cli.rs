@@ -21,6 +21,14 @@ pub enum Command {
     /// lint warnings. Exits 0 when every PRD is valid (warnings allowed) and 2
     /// when any has an error or cannot be read.
     Validate(ValidateArgs),
+
+    /// Run every acceptance criterion of a PRD against the working tree now.
+    ///
+    /// The same verifier as `cargo test --test prd` and `zurdo run`: hints run
+    /// at the repository root, `[shell:]` with an allowlisted environment and
+    /// a deadline. Exits 0 when every automated criterion passes (`[manual]`
+    /// ones await review), 1 when any fails, 2 on a bad PRD or config.
+    Verify(VerifyArgs),
 }
 
 /// Output formats.
@@ -37,6 +45,21 @@ pub struct ValidateArgs {
     /// PRD files to validate.
     #[arg(required = true, value_name = "PRD")]
     pub prds: Vec<PathBuf>,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+}
+
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    /// The PRD whose criteria to run.
+    #[arg(value_name = "PRD")]
+    pub prd: PathBuf,
+
+    /// Only these tasks (repeatable).
+    #[arg(long = "task", value_name = "TASK-ID")]
+    pub tasks: Vec<String>,
 
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Human)]

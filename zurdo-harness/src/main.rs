@@ -11,6 +11,7 @@ fn main() -> ExitCode {
     let cli = cli::Cli::parse();
     let code = match cli.command {
         cli::Command::Validate(args) => commands::validate::run(&args),
+        cli::Command::Verify(args) => commands::verify::run(&args),
     };
     ExitCode::from(code)
 }

@@ -1,8 +1,11 @@
 //! One module per subcommand.
 
 pub mod validate;
+pub mod verify;
 
 /// Exit status: success.
 pub const EXIT_OK: u8 = 0;
+/// Exit status: a criterion failed.
+pub const EXIT_FAILED: u8 = 1;
 /// Exit status: a bad PRD or config (or an unreadable file).
 pub const EXIT_INVALID: u8 = 2;

@@ -127,7 +127,7 @@ fn describe_body(body: &BodyRead, read_limit: u64) -> String {
     let mut text = match &body.error {
         Some(error) => format!("body read failed after {len} bytes: {error}"),
         None if read_limit > 0 && len as u64 >= read_limit => {
-            format!("body truncated at the {read_limit}-byte read limit")
+            format!("body {len} bytes, read limit reached")
         }
         None => format!("body {len} bytes"),
     };
@@ -332,7 +332,7 @@ mod tests {
         );
         let note = evidence.note.unwrap_or_default();
         assert!(
-            note.contains("body truncated at the 1024-byte read limit"),
+            note.contains("body 1024 bytes, read limit reached"),
             "{note}"
         );
         assert!(note.len() < 1024 + 200, "{note}");

@@ -1,0 +1,209 @@
+//! `zurdo verify <prd>`: run every criterion now, with the same verifier the
+//! cargo-test harness and the run loop use.
+
+use serde::Serialize;
+use zurdo::verify::{self, CriterionResult, CriterionVerdict, VerificationConfig, Verifier};
+use zurdo::{naming, source, Prd};
+
+use super::{EXIT_FAILED, EXIT_INVALID, EXIT_OK};
+use crate::cli::{Format, VerifyArgs};
+
+/// One criterion's outcome, as reported.
+#[derive(Serialize)]
+struct Row<'a> {
+    task: &'a str,
+    name: String,
+    title: &'a str,
+    line: usize,
+    #[serde(flatten)]
+    result: CriterionResult,
+}
+
+#[derive(Serialize, Default)]
+struct Tally {
+    passed: usize,
+    failed: usize,
+    pending_review: usize,
+}
+
+#[derive(Serialize)]
+struct Report<'a> {
+    prd: String,
+    root: String,
+    criteria: Vec<Row<'a>>,
+    summary: Tally,
+}
+
+/// Runs the command and returns its exit status.
+pub fn run(args: &VerifyArgs) -> u8 {
+    let shown = args.prd.display().to_string();
+    let prd = match source::load(&args.prd) {
+        Err(e) => {
+            eprintln!("zurdo: {e}");
+            return EXIT_INVALID;
+        }
+        Ok(Err(errors)) => {
+            for e in &errors {
+                eprintln!("{}", e.render(&shown));
+            }
+            eprintln!(
+                "zurdo: {shown} is not a valid PRD; `zurdo validate {shown}` shows the same errors"
+            );
+            return EXIT_INVALID;
+        }
+        Ok(Ok(prd)) => prd,
+    };
+    let root = source::repo_root(&args.prd);
+    let verifier = match VerificationConfig::load(&root)
+        .map_err(|e| e.to_string())
+        .and_then(|config| {
+            Verifier::new(&root, config)
+                .map_err(|e| format!("{}: cannot open the repository root: {e}", root.display()))
+        }) {
+        Ok(v) => v,
+        Err(message) => {
+            eprintln!("zurdo: {message}");
+            return EXIT_INVALID;
+        }
+    };
+    if let Some(unknown) = args.tasks.iter().find(|id| prd.task(id).is_none()) {
+        eprintln!("zurdo: {shown} has no task `{unknown}`");
+        return EXIT_INVALID;
+    }
+    let human = args.format == Format::Human;
+    if human {
+        println!("verifying {shown} in {}", verifier.root().display());
+    }
+    let rows = verify_all(&prd, &verifier, &args.tasks, human);
+    let mut summary = Tally::default();
+    for row in &rows {
+        match row.result.verdict {
+            CriterionVerdict::Passed => summary.passed += 1,
+            CriterionVerdict::Failed => summary.failed += 1,
+            CriterionVerdict::PendingReview => summary.pending_review += 1,
+        }
+    }
+    let code = if summary.failed == 0 {
+        EXIT_OK
+    } else {
+        EXIT_FAILED
+    };
+    let report = Report {
+        prd: shown,
+        root: verifier.root().display().to_string(),
+        criteria: rows,
+        summary,
+    };
+    match args.format {
+        Format::Human => print_failures(&prd, &report),
+        Format::Json => match serde_json::to_string_pretty(&report) {
+            Ok(text) => println!("{text}"),
+            Err(e) => eprintln!("zurdo: cannot encode the report as JSON: {e}"),
+        },
+    }
+    code
+}
+
+/// Checks the criteria task by task in run order, printing each row as it
+/// completes when `live`.
+fn verify_all<'a>(prd: &'a Prd, verifier: &Verifier, only: &[String], live: bool) -> Vec<Row<'a>> {
+    let mut rows = Vec::new();
+    let width = prd
+        .tasks
+        .iter()
+        .flat_map(|t| &t.criteria)
+        .map(|c| c.title.chars().count())
+        .max()
+        .unwrap_or(0)
+        .min(60);
+    for task in prd.tasks_in_run_order() {
+        if !only.is_empty() && !only.contains(&task.id) {
+            continue;
+        }
+        if live {
+            println!("\n{} — {}", task.id, task.title);
+        }
+        let module = naming::task_module(task);
+        for (criterion, name) in task.criteria.iter().zip(naming::criterion_fns(task)) {
+            let result = verifier.criterion(criterion);
+            if live {
+                let kinds: Vec<&str> = criterion.hints.iter().map(|h| h.kind()).collect();
+                let ms: u128 = result.hints.iter().map(|h| h.elapsed.as_millis()).sum();
+                println!(
+                    "  {:<6}  {:<width$}  {:<14} {:>7}",
+                    label(result.verdict),
+                    clip(&criterion.title, width),
+                    kinds.join("+"),
+                    format!("{ms}ms"),
+                );
+            }
+            rows.push(Row {
+                task: &task.id,
+                name: format!("{module}::{name}"),
+                title: &criterion.title,
+                line: criterion.line,
+                result,
+            });
+        }
+    }
+    rows
+}
+
+fn label(verdict: CriterionVerdict) -> &'static str {
+    match verdict {
+        CriterionVerdict::Passed => "PASS",
+        CriterionVerdict::Failed => "FAIL",
+        CriterionVerdict::PendingReview => "REVIEW",
+    }
+}
+
+fn clip(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        text.to_string()
+    } else {
+        let mut s: String = text.chars().take(width.saturating_sub(1)).collect();
+        s.push('…');
+        s
+    }
+}
+
+fn print_failures(prd: &Prd, report: &Report<'_>) {
+    let failed: Vec<&Row<'_>> = report
+        .criteria
+        .iter()
+        .filter(|r| r.result.verdict == CriterionVerdict::Failed)
+        .collect();
+    if !failed.is_empty() {
+        println!("\nfailures:");
+        for row in &failed {
+            let criterion = prd
+                .task(row.task)
+                .and_then(|t| t.criteria.iter().find(|c| c.line == row.line));
+            if let Some(criterion) = criterion {
+                println!(
+                    "\n{}",
+                    indent(&verify::render::failure(
+                        &report.prd,
+                        criterion,
+                        &row.result
+                    ))
+                );
+            }
+        }
+    }
+    let s = &report.summary;
+    println!(
+        "\n{}: {} passed, {} failed, {} awaiting review",
+        report.prd, s.passed, s.failed, s.pending_review
+    );
+    if s.pending_review > 0 {
+        println!("  [manual] criteria never pass automatically; a human signs them off");
+    }
+}
+
+fn indent(text: &str) -> String {
+    text.lines()
+        .map(|l| format!("  {l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
