@@ -13,6 +13,7 @@
 //! assert_eq!(prd.tasks[0].criteria[0].hints[0].kind(), "shell");
 //! ```
 
+pub mod build;
 pub mod exec;
 pub mod harness;
 pub mod lint;

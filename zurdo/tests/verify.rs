@@ -387,3 +387,28 @@ fn a_command_that_cannot_start_is_its_own_reason() {
         Verdict::Fail(Reason::SpawnFailed { .. })
     ));
 }
+
+#[test]
+fn a_test_runner_that_ran_nothing_fails_whatever_its_exit_code() {
+    let r = repo(&[]);
+    let v = verifier(r.path());
+    let zero = "[shell: printf 'running 0 tests\\n\\ntest result: ok. 0 passed; 0 failed; 0 ignored; 0 measured; 3 filtered out\\n' # cargo test]";
+    assert_eq!(
+        v.check(&hint(zero)).verdict,
+        Verdict::Fail(Reason::ZeroTests {
+            runner: "cargo test".into()
+        })
+    );
+    // Two binaries, 0 + 5 tests: something ran.
+    let some = "[shell: printf 'running 0 tests\\nrunning 5 tests\\n']";
+    assert_eq!(v.check(&hint(some)).verdict, Verdict::Pass);
+    // A cargo test that prints no report at all proves nothing either.
+    let silent =
+        "[shell: cargo test --offline --manifest-path nowhere/Cargo.toml 2>/dev/null || true]";
+    assert_eq!(
+        v.check(&hint(silent)).verdict,
+        Verdict::Fail(Reason::RunnerSilent {
+            runner: "cargo test".into()
+        })
+    );
+}

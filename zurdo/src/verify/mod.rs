@@ -13,6 +13,7 @@ mod grep;
 mod http;
 mod outcome;
 pub mod render;
+pub(crate) mod runners;
 mod verifier;
 
 pub use config::{ConfigError, VerificationConfig, CONFIG_PATH};

@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use super::config::VerificationConfig;
 use super::outcome::{Captured, CriterionVerdict, Evidence, HintResult, Reason, Verdict};
-use super::{env, files, grep, http};
+use super::{env, files, grep, http, runners};
 use crate::exec::{self, Ending};
 use crate::hint::{Check, Hint};
 use crate::model::Criterion;
@@ -128,7 +128,13 @@ impl Verifier {
                 if code != 0 {
                     Verdict::Fail(Reason::ExitCode { code })
                 } else {
-                    Verdict::Pass
+                    // Judged on the whole output, not the bounded copy kept as evidence.
+                    let stdout = String::from_utf8_lossy(&finished.stdout);
+                    let stderr = String::from_utf8_lossy(&finished.stderr);
+                    match runners::judge(command, &stdout, &stderr) {
+                        Some(reason) => Verdict::Fail(reason),
+                        None => Verdict::Pass,
+                    }
                 }
             }
         };
