@@ -1,39 +1,17 @@
 //! `zurdo validate` end to end, through the built binary.
 
-use std::path::Path;
-use std::process::{Command, Output};
+mod common;
+
+use common::{repo, text, zurdo};
 
 const VALID: &str = "# PRD: Greeter\n\n## Task: task-2 — Wire it\n**Effort**: low\n**Depends-on**: [task-1]\n\n\
 ### Description\nCall the greeter from main.\n\n### Acceptance Criteria\n- [ ] main greets [grep: greet\\( in src/main.rs]\n\n\
 ## Task: task-1 — Write the greeter\n**Effort**: low\n**Depends-on**: []\n\n### Description\nAdd greet().\n\n\
 ### Acceptance Criteria\n- [ ] tests pass [shell: cargo test greet]\n- [ ] reviewed [manual]\n";
 
-fn zurdo(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_zurdo"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("the zurdo binary runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-fn repo_with(files: &[(&str, &[u8])]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("temp dir");
-    std::fs::create_dir(dir.path().join(".git")).expect("mark repo root");
-    for (name, bytes) in files {
-        let path = dir.path().join(name);
-        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
-        std::fs::write(path, bytes).expect("write");
-    }
-    dir
-}
-
 #[test]
 fn a_valid_prd_exits_0_with_a_summary() {
-    let repo = repo_with(&[("prds/greeter.md", VALID.as_bytes())]);
+    let repo = repo(&[("prds/greeter.md", VALID)]);
     let out = zurdo(&["validate", "prds/greeter.md"], repo.path());
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(
@@ -48,7 +26,7 @@ fn errors_name_file_and_line_with_the_fix_and_exit_2() {
         "**Effort**: low\n**Depends-on**: []",
         "**Effort**: low\n**Depends-on**: []\n**Owner**: me",
     );
-    let repo = repo_with(&[("prds/bad.md", bad.as_bytes())]);
+    let repo = repo(&[("prds/bad.md", bad)]);
     let out = zurdo(&["validate", "prds/bad.md"], repo.path());
     assert_eq!(out.status.code(), Some(2));
     let stdout = text(&out.stdout);
@@ -70,7 +48,7 @@ fn errors_name_file_and_line_with_the_fix_and_exit_2() {
 
 #[test]
 fn several_files_exit_2_when_any_is_invalid() {
-    let repo = repo_with(&[("a.md", VALID.as_bytes()), ("b.md", b"# PRD: empty\n")]);
+    let repo = repo(&[("a.md", VALID), ("b.md", "# PRD: empty\n")]);
     let out = zurdo(&["validate", "a.md", "b.md"], repo.path());
     assert_eq!(out.status.code(), Some(2));
     let stdout = text(&out.stdout);
@@ -80,7 +58,7 @@ fn several_files_exit_2_when_any_is_invalid() {
 
 #[test]
 fn unreadable_inputs_get_a_clear_error() {
-    let repo = repo_with(&[("latin1.md", b"# PRD: caf\xe9\n"), ("dir/x", b"")]);
+    let repo = repo(&[("latin1.md", &b"# PRD: caf\xe9\n"[..]), ("dir/x", &b""[..])]);
     let out = zurdo(&["validate", "missing.md"], repo.path());
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
@@ -103,7 +81,7 @@ fn unreadable_inputs_get_a_clear_error() {
 
 #[test]
 fn json_prints_the_model_in_run_order() {
-    let repo = repo_with(&[("prds/greeter.md", VALID.as_bytes())]);
+    let repo = repo(&[("prds/greeter.md", VALID)]);
     let out = zurdo(
         &["validate", "--format", "json", "prds/greeter.md"],
         repo.path(),
@@ -130,7 +108,7 @@ fn json_prints_the_model_in_run_order() {
 
 #[test]
 fn json_reports_errors_too() {
-    let repo = repo_with(&[("x.md", b"# PRD: x\n")]);
+    let repo = repo(&[("x.md", b"# PRD: x\n")]);
     let out = zurdo(
         &["validate", "--format", "json", "x.md", "nope.md"],
         repo.path(),
@@ -167,7 +145,7 @@ fn warnings_are_printed_and_validate_still_exits_0() {
         "[shell: cargo test greet]",
         "[shell: cargo test greet || true]",
     );
-    let repo = repo_with(&[("prds/greeter.md", linted.as_bytes())]);
+    let repo = repo(&[("prds/greeter.md", linted)]);
     let out = zurdo(&["validate", "prds/greeter.md"], repo.path());
     assert_eq!(out.status.code(), Some(0));
     let stdout = text(&out.stdout);

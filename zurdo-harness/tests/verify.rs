@@ -1,35 +1,13 @@
 //! `zurdo verify` end to end, through the built binary.
 
-use std::path::Path;
-use std::process::{Command, Output};
+mod common;
+
+use common::{repo, text, zurdo};
 
 const PRD: &str = "# PRD: Demo\n\n## Task: task-b — Second\n**Effort**: low\n**Depends-on**: [task-a]\n\n\
 ### Description\nd\n\n### Acceptance Criteria\n- [ ] the note exists [file-exists: note.txt]\n- [ ] reviewed [manual]\n\n\
 ## Task: task-a — First\n**Effort**: low\n**Depends-on**: []\n\n### Description\nd\n\n### Acceptance Criteria\n\
 - [ ] says hi [shell: echo hi]\n- [ ] mentions zurdo [grep: zurdo in note.txt]\n";
-
-fn zurdo(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_zurdo"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("the zurdo binary runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-fn repo(files: &[(&str, &str)]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("temp dir");
-    std::fs::create_dir(dir.path().join(".git")).expect("repo marker");
-    for (name, body) in files {
-        let path = dir.path().join(name);
-        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
-        std::fs::write(path, body).expect("write");
-    }
-    dir
-}
 
 #[test]
 fn all_automated_criteria_pass_exit_0_in_run_order() {
@@ -131,7 +109,7 @@ fn a_broken_config_is_an_error_naming_the_key() {
 
 #[test]
 fn verify_has_help() {
-    let r = repo(&[]);
+    let r = repo::<&str>(&[]);
     let out = zurdo(&["verify", "--help"], r.path());
     assert_eq!(out.status.code(), Some(0));
     assert!(text(&out.stdout).contains("Usage: zurdo verify"));

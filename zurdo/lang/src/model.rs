@@ -60,7 +60,7 @@ pub struct Task {
 }
 
 /// The `**Key**: value` block under a task heading.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Metadata {
     /// `**Effort**`: a key of the executor's effort map (checked at pre-flight).
     pub effort: String,

@@ -57,16 +57,7 @@ pub(super) fn read<'a>(
     heading_line: usize,
     errors: &mut Vec<Diagnostic>,
 ) -> Metadata {
-    let mut meta = Metadata {
-        effort: String::new(),
-        depends_on: Vec::new(),
-        max_attempts: None,
-        skills: Vec::new(),
-        agent_timeout: None,
-        category: None,
-        frozen: Vec::new(),
-        lines: MetadataLines::default(),
-    };
+    let mut meta = Metadata::default();
     for (line, raw) in lines {
         let raw = raw.trim_end_matches('\r');
         if raw.trim().is_empty() {

@@ -222,7 +222,7 @@ impl<'s> Parser<'s> {
                 id,
                 title: h.title,
                 line,
-                metadata: empty_metadata(),
+                metadata: Metadata::default(),
                 requirements: Vec::new(),
                 description: String::new(),
                 description_line: 0,
@@ -639,19 +639,6 @@ impl<'s> Parser<'s> {
             diagnostic::sort(&mut self.errors);
             Err(self.errors)
         }
-    }
-}
-
-fn empty_metadata() -> Metadata {
-    Metadata {
-        effort: String::new(),
-        depends_on: Vec::new(),
-        max_attempts: None,
-        skills: Vec::new(),
-        agent_timeout: None,
-        category: None,
-        frozen: Vec::new(),
-        lines: Default::default(),
     }
 }
 
