@@ -5,12 +5,15 @@
 //! zurdo::prd!("prds/feature.md");
 //! ```
 //!
-//! At compile time the macro reads the PRD (relative to the package's
-//! `CARGO_MANIFEST_DIR`), validates it, and turns each grammar error into a
-//! compile error naming `file:line`. A valid PRD expands to a `main` that
-//! hands the embedded text to `zurdo::harness::main` (one libtest-mimic trial
-//! per criterion), plus `#[test]` stubs with the same paths so IDE test
-//! explorers list the criteria.
+//! At compile time the macro reads the PRD, validates it, and turns each
+//! grammar error into a compile error naming `file:line`. The path is looked
+//! up relative to the package's `CARGO_MANIFEST_DIR` first and, when no file
+//! is there, relative to the directory of the source file that invokes the
+//! macro (so a test compiled outside its package, as trybuild does, still
+//! finds its PRD). A valid PRD expands to a `main` that hands the embedded
+//! text to `zurdo::harness::main` (one libtest-mimic trial per criterion),
+//! plus `#[test]` stubs with the same paths so IDE test explorers list the
+//! criteria.
 
 use std::path::{Path, PathBuf};
 
@@ -20,14 +23,22 @@ use quote::quote;
 use syn::{Ident, LitStr};
 use zurdo_lang::{naming, Prd};
 
-/// Compiles the PRD at the given path (relative to `CARGO_MANIFEST_DIR`)
-/// into a libtest-mimic harness `main`. Use it once, at the top level of a
-/// `harness = false` test target.
+/// Compiles the PRD at the given path into a libtest-mimic harness `main`.
+/// Use it once, at the top level of a `harness = false` test target.
+///
+/// The path is resolved relative to `CARGO_MANIFEST_DIR` first; if no file
+/// is there, relative to the directory of the file invoking the macro. When
+/// neither exists the compile error names both places tried.
 #[proc_macro]
 pub fn prd(input: TokenStream) -> TokenStream {
     let lit = match syn::parse::<LitStr>(input) {
         Ok(lit) => lit,
-        Err(e) => return e.to_compile_error().into(),
+        Err(e) => {
+            let message = format!(
+                "zurdo::prd!: {e}; write the PRD's path as a string, e.g. zurdo::prd!(\"prds/feature.md\")"
+            );
+            return failed(vec![message], e.span()).into();
+        }
     };
     expand(&lit).into()
 }
@@ -37,19 +48,27 @@ fn expand(lit: &LitStr) -> TokenStream2 {
     let manifest = std::env::var_os("CARGO_MANIFEST_DIR")
         .map(PathBuf::from)
         .unwrap_or_default();
-    let path = manifest.join(&written);
+    let mut path = manifest.join(&written);
+    if !path.exists() {
+        let beside_caller = proc_macro::Span::call_site()
+            .local_file()
+            .and_then(|file| Some(file.parent()?.join(&written)))
+            .filter(|candidate| candidate.exists());
+        match beside_caller {
+            Some(candidate) => path = candidate,
+            None => return failed(vec![not_found(&written, &path)], lit.span()),
+        }
+    }
     let bytes = match std::fs::read(&path) {
         Ok(bytes) => bytes,
         Err(e) => {
-            let why = if e.kind() == std::io::ErrorKind::NotFound {
-                "no such file".to_string()
-            } else {
-                e.to_string()
-            };
-            return failed(vec![format!(
-                "zurdo::prd!: cannot read {written} ({}): {why}; the path is relative to CARGO_MANIFEST_DIR",
-                path.display()
-            )], lit.span());
+            return failed(
+                vec![format!(
+                    "zurdo::prd!: cannot read {written} ({}): {e}",
+                    path.display()
+                )],
+                lit.span(),
+            )
         }
     };
     let prd = match zurdo_lang::parse_bytes(&bytes) {
@@ -63,6 +82,23 @@ fn expand(lit: &LitStr) -> TokenStream2 {
     };
     let absolute = absolute(&path);
     harness(&prd, &written, &absolute)
+}
+
+/// The error for a PRD found in neither place: both paths tried, in order.
+fn not_found(written: &str, in_manifest: &Path) -> String {
+    let mut message = format!(
+        "zurdo::prd!: cannot find the PRD `{written}`; tried\n  {} (relative to CARGO_MANIFEST_DIR)",
+        in_manifest.display()
+    );
+    if let Some(file) = proc_macro::Span::call_site().local_file() {
+        let beside = file.parent().unwrap_or(Path::new("")).join(written);
+        message.push_str(&format!(
+            "\n  {} (relative to {}, the file invoking the macro)",
+            beside.display(),
+            file.display()
+        ));
+    }
+    message
 }
 
 /// One compile error per message, and an empty `main` so rustc adds no

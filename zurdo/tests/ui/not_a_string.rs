@@ -1,0 +1,2 @@
+// The argument must be a string literal.
+zurdo::prd!(prds::feature);
