@@ -117,7 +117,7 @@ impl Drop for TempDir {
 fn family_lists() {
     assert_eq!(FAMILIES.len(), 13);
     assert_eq!(VALIDATE_FAMILIES.len(), 12);
-    assert_eq!(&FAMILIES[..12], &VALIDATE_FAMILIES[..]);
+    assert_eq!(&FAMILIES[..12], VALIDATE_FAMILIES);
     assert_eq!(FAMILIES[12], "unaddressed-lesson");
     assert_eq!(FAMILIES[0], "constant-shell");
 }
