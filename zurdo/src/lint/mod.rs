@@ -218,7 +218,7 @@ mod tests {
         sorted.sort_unstable();
         sorted.dedup();
         assert_eq!(sorted.len(), FAMILIES.len());
-        assert_eq!(FAMILIES[..12], VALIDATE_FAMILIES);
+        assert_eq!(&FAMILIES[..12], VALIDATE_FAMILIES);
         assert_eq!(FAMILIES[12], UNADDRESSED_LESSON);
     }
 
