@@ -16,6 +16,7 @@ pub struct Verifier {
     root: PathBuf,
     config: VerificationConfig,
     env: Vec<(String, String)>,
+    shell: PathBuf,
 }
 
 /// One criterion checked: every hint's result and the combined verdict.
@@ -42,7 +43,13 @@ impl Verifier {
     pub fn new(root: &Path, config: VerificationConfig) -> std::io::Result<Verifier> {
         let root = std::fs::canonicalize(root)?;
         let env = env::filter(std::env::vars(), &config.env_allowlist);
-        Ok(Verifier { root, config, env })
+        let shell = exec::find_shell(&env);
+        Ok(Verifier {
+            root,
+            config,
+            env,
+            shell,
+        })
     }
 
     /// The canonical repository root.
@@ -105,17 +112,18 @@ impl Verifier {
 
     fn shell(&self, command: &str) -> (Verdict, Evidence) {
         let mut evidence = Evidence::default();
-        let finished = match exec::run_shell(command, &self.root, &self.env, self.timeout()) {
-            Ok(f) => f,
-            Err(e) => {
-                return (
-                    Verdict::Fail(Reason::SpawnFailed {
-                        error: e.to_string(),
-                    }),
-                    evidence,
-                )
-            }
-        };
+        let finished =
+            match exec::run_shell(&self.shell, command, &self.root, &self.env, self.timeout()) {
+                Ok(f) => f,
+                Err(e) => {
+                    return (
+                        Verdict::Fail(Reason::SpawnFailed {
+                            error: e.to_string(),
+                        }),
+                        evidence,
+                    )
+                }
+            };
         evidence.stdout = Some(Captured::bounded(&finished.stdout));
         evidence.stderr = Some(Captured::bounded(&finished.stderr));
         let verdict = match finished.ending {

@@ -2,9 +2,11 @@
 //! process group, with an allowlisted environment, stdin closed, output
 //! captured whole, and a deadline that kills the whole group.
 
+mod poll;
+
 use std::io::Read;
-use std::path::Path;
-use std::process::{Command, ExitStatus, Stdio};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::thread;
@@ -37,19 +39,35 @@ pub struct Finished {
 /// How long to wait for the output pipes to close after the shell exited
 /// and its process group was killed (a process that left the group with
 /// `setsid` may hold them open).
-const DRAIN_GRACE: Duration = Duration::from_millis(500);
+pub(crate) const DRAIN_GRACE: Duration = Duration::from_millis(500);
 
-/// Runs `sh -c <script>` in `dir` with exactly `env`, killing its process
-/// group at `timeout`. Background processes it leaves in its group are
-/// killed when it exits, so a hint cannot leave work running behind the
+/// Finds `sh` on the `PATH` of `env` (else `/bin/sh`), once, so each hint
+/// spawns it by absolute path: std can then use `posix_spawn` instead of a
+/// full `fork` that walks `PATH` in the child.
+pub fn find_shell(env: &[(String, String)]) -> PathBuf {
+    let path = env
+        .iter()
+        .find(|(k, _)| k == "PATH")
+        .map(|(_, v)| v.as_str())
+        .unwrap_or("");
+    std::env::split_paths(path)
+        .map(|dir| dir.join("sh"))
+        .find(|candidate| candidate.is_file())
+        .unwrap_or_else(|| PathBuf::from("/bin/sh"))
+}
+
+/// Runs `<shell> -c <script>` in `dir` with exactly `env`, killing its
+/// process group at `timeout`. Background processes it leaves in its group
+/// are killed when it exits, so a hint cannot leave work running behind the
 /// verdict.
 pub fn run_shell(
+    shell: &Path,
     script: &str,
     dir: &Path,
     env: &[(String, String)],
     timeout: Duration,
 ) -> std::io::Result<Finished> {
-    let mut command = Command::new("sh");
+    let mut command = Command::new(shell);
     command
         .arg("-c")
         .arg(script)
@@ -63,11 +81,22 @@ pub fn run_shell(
 }
 
 /// Spawns `command` in a new process group and waits for it with a deadline.
+///
+/// On Linux the wait is one `poll` over a pidfd and both pipes, with no
+/// helper threads; where `pidfd_open` is unavailable, threads wait instead.
 pub fn run(mut command: Command, timeout: Duration) -> std::io::Result<Finished> {
     use std::os::unix::process::CommandExt;
     command.process_group(0);
     let start = Instant::now();
-    let mut child = command.spawn()?;
+    let child = command.spawn()?;
+    match poll::pidfd(child.id()) {
+        Some(pidfd) => poll::wait(child, &pidfd, start, timeout),
+        None => run_threaded(child, start, timeout),
+    }
+}
+
+/// Waits with a waiter thread and two reader threads.
+fn run_threaded(mut child: Child, start: Instant, timeout: Duration) -> std::io::Result<Finished> {
     let group = child.id() as i32;
     let stdout = drain(child.stdout.take());
     let stderr = drain(child.stderr.take());
@@ -97,7 +126,7 @@ pub fn run(mut command: Command, timeout: Duration) -> std::io::Result<Finished>
     })
 }
 
-fn ending_of(status: ExitStatus) -> Ending {
+pub(crate) fn ending_of(status: ExitStatus) -> Ending {
     use std::os::unix::process::ExitStatusExt;
     match (status.code(), status.signal()) {
         (Some(code), _) => Ending::Exited(code),
@@ -107,7 +136,7 @@ fn ending_of(status: ExitStatus) -> Ending {
 }
 
 /// Sends SIGKILL to every process in the group; a group already gone is fine.
-fn kill_group(group: i32) {
+pub(crate) fn kill_group(group: i32) {
     if group > 0 {
         // SAFETY: kill(2) with a negative pid signals a process group; it
         // takes no pointers and has no memory-safety preconditions.
@@ -156,4 +185,69 @@ fn drain<R: Read + Send + 'static>(pipe: Option<R>) -> Drain {
         let _ = tx.send(());
     }
     Drain { buffer, done }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::process::CommandExt;
+
+    fn shell(script: &str) -> Command {
+        let mut command = Command::new("/bin/sh");
+        command
+            .arg("-c")
+            .arg(script)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        command
+    }
+
+    #[test]
+    fn the_thread_fallback_captures_output_and_exit() {
+        let child = shell("echo out; echo err >&2; exit 3")
+            .process_group(0)
+            .spawn()
+            .expect("spawn");
+        let finished = run_threaded(child, Instant::now(), Duration::from_secs(10)).expect("run");
+        assert_eq!(finished.ending, Ending::Exited(3));
+        assert_eq!(finished.stdout, b"out\n");
+        assert_eq!(finished.stderr, b"err\n");
+    }
+
+    #[test]
+    fn the_thread_fallback_kills_at_the_deadline() {
+        let started = Instant::now();
+        let child = shell("sleep 30").process_group(0).spawn().expect("spawn");
+        let finished =
+            run_threaded(child, Instant::now(), Duration::from_millis(200)).expect("run");
+        assert_eq!(finished.ending, Ending::TimedOut);
+        assert!(started.elapsed() < Duration::from_secs(5));
+    }
+
+    #[test]
+    fn a_process_that_leaves_the_group_does_not_hold_the_verdict() {
+        let started = Instant::now();
+        let finished =
+            run(shell("setsid sleep 5 & echo done"), Duration::from_secs(30)).expect("run");
+        assert_eq!(finished.ending, Ending::Exited(0));
+        assert_eq!(finished.stdout, b"done\n");
+        assert!(
+            started.elapsed() < Duration::from_secs(3),
+            "waited {:?} for pipes held by an escaped process",
+            started.elapsed()
+        );
+    }
+
+    #[test]
+    fn large_output_on_both_pipes_does_not_deadlock() {
+        let finished = run(
+            shell("seq 1 200000; seq 1 200000 >&2"),
+            Duration::from_secs(30),
+        )
+        .expect("run");
+        assert_eq!(finished.ending, Ending::Exited(0));
+        assert_eq!(finished.stdout.len(), finished.stderr.len());
+        assert!(finished.stdout.ends_with(b"200000\n"));
+    }
 }
