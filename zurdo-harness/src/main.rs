@@ -8,6 +8,13 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
+    // Like other Unix filters, end quietly when the reader goes away
+    // (`zurdo verify --format json | head`) instead of panicking on EPIPE.
+    // SAFETY: restoring a signal's default disposition at start-up, before
+    // any thread exists, has no memory-safety preconditions.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = cli::Cli::parse();
     let code = match cli.command {
         cli::Command::Validate(args) => commands::validate::run(&args),

@@ -167,3 +167,31 @@ fn warnings_are_printed_and_validate_still_exits_0() {
     assert_eq!(doc["files"][0]["warnings"][0]["family"], "constant-shell");
     assert_eq!(doc["files"][0]["warnings"][0]["line"], 21);
 }
+
+#[test]
+fn a_closed_stdout_ends_quietly_instead_of_panicking() {
+    use std::process::{Command, Stdio};
+    let repo = repo(&[("prds/greeter.md", VALID)]);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_zurdo"))
+        .args([
+            "validate",
+            "--format",
+            "json",
+            "prds/greeter.md",
+            "prds/greeter.md",
+            "prds/greeter.md",
+        ])
+        .current_dir(repo.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("wait");
+    assert!(
+        !text(&out.stderr).contains("panicked"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_ne!(out.status.code(), Some(101));
+}
