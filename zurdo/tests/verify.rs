@@ -412,3 +412,13 @@ fn a_test_runner_that_ran_nothing_fails_whatever_its_exit_code() {
         })
     );
 }
+
+#[test]
+fn a_regex_too_large_to_build_is_its_own_reason() {
+    let r = repo(&[("a.txt", "a")]);
+    // Valid syntax (so the PRD validates), but far over the regex size limit.
+    match fail(r.path(), "[grep: (a{1000}){1000} in a.txt]") {
+        Reason::BadRegex { error } => assert!(error.contains("size limit"), "{error}"),
+        other => panic!("{other:?}"),
+    }
+}
