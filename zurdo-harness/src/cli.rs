@@ -29,6 +29,11 @@ pub enum Command {
     /// a deadline. Exits 0 when every automated criterion passes (`[manual]`
     /// ones await review), 1 when any fails, 2 on a bad PRD or config.
     Verify(VerifyArgs),
+
+    /// A scripted stand-in for an agent CLI (the demo agent and the tests'
+    /// agents): `zurdo stand-in <claude|codex|copilot|gemini> <that CLI's args>…`.
+    #[command(hide = true)]
+    StandIn(StandInArgs),
 }
 
 /// Output formats.
@@ -64,4 +69,14 @@ pub struct VerifyArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
+}
+
+#[derive(Debug, Args)]
+pub struct StandInArgs {
+    /// Which CLI to imitate: claude, codex, copilot or gemini.
+    pub cli: String,
+
+    /// The arguments the real CLI would get.
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    pub args: Vec<String>,
 }

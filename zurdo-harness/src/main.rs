@@ -1,7 +1,6 @@
 //! The `zurdo` command.
 
-mod cli;
-mod commands;
+use zurdo_harness::{cli, commands};
 
 use std::process::ExitCode;
 
@@ -19,6 +18,7 @@ fn main() -> ExitCode {
     let code = match cli.command {
         cli::Command::Validate(args) => commands::validate::run(&args),
         cli::Command::Verify(args) => commands::verify::run(&args),
+        cli::Command::StandIn(args) => zurdo_harness::standin::main(&args.cli, &args.args),
     };
     ExitCode::from(code)
 }

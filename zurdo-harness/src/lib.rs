@@ -1,0 +1,8 @@
+//! The zurdo engine: the `zurdo` command's subcommands, agent adapters, and
+//! (as they land) config, state and the run loop. The binary in `main.rs`
+//! only parses arguments and dispatches.
+
+pub mod agent;
+pub mod cli;
+pub mod commands;
+pub mod standin;
