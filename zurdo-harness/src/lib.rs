@@ -5,4 +5,5 @@
 pub mod agent;
 pub mod cli;
 pub mod commands;
+pub mod config;
 pub mod standin;

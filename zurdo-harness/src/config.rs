@@ -1,0 +1,423 @@
+//! `.zurdo/config.toml`: providers, the effort map, defaults, roles and the
+//! verification settings. Read strictly: an unknown key or a bad value is an
+//! error naming the key and its line.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+use toml::Spanned;
+use zurdo::verify::{VerificationConfig, CONFIG_PATH};
+
+use crate::agent::Provider;
+
+/// The whole config, checked.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Config {
+    /// The provider whose CLI executes tasks.
+    pub executor: Provider,
+    /// The command that starts each provider's CLI.
+    pub commands: BTreeMap<Provider, String>,
+    /// Effort → model, per provider.
+    pub effort_map: BTreeMap<Provider, BTreeMap<String, String>>,
+    /// Attempts per task when the PRD does not say.
+    pub max_attempts: u32,
+    /// One agent attempt's limit when the PRD does not say.
+    pub agent_timeout: Duration,
+    /// The analyzer role, when configured.
+    pub analyzer: Option<Role>,
+    /// The reasoner role, when configured.
+    pub reasoner: Option<Role>,
+    /// What changes verdicts.
+    pub verification: VerificationConfig,
+    /// Where the file was read from (`None`: the built-in defaults).
+    pub source: Option<PathBuf>,
+}
+
+/// A model used for a role other than executing (analysis, diagnosis).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Role {
+    /// Whose CLI runs it.
+    pub provider: Provider,
+    /// The model.
+    pub model: String,
+}
+
+impl Config {
+    /// The command for `provider`'s CLI.
+    pub fn command(&self, provider: Provider) -> &str {
+        self.commands
+            .get(&provider)
+            .map(String::as_str)
+            .unwrap_or(provider.default_command())
+    }
+
+    /// The model for `effort` on the executor, or the efforts that exist.
+    pub fn model_for(&self, effort: &str) -> Result<&str, Vec<String>> {
+        let map = self.effort_map.get(&self.executor);
+        match map.and_then(|m| m.get(effort)) {
+            Some(model) => Ok(model),
+            None => Err(map.map(|m| m.keys().cloned().collect()).unwrap_or_default()),
+        }
+    }
+
+    /// Reads `<root>/.zurdo/config.toml`, or the defaults (the same settings
+    /// `zurdo init` writes) when there is none.
+    pub fn load(root: &Path) -> Result<Config, String> {
+        let path = root.join(CONFIG_PATH);
+        match std::fs::read_to_string(&path) {
+            Ok(text) => {
+                let mut config =
+                    Config::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+                config.source = Some(path);
+                Ok(config)
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Config::parse(TEMPLATE),
+            Err(e) => Err(format!("{}: cannot read: {e}", path.display())),
+        }
+    }
+
+    /// Parses and checks config text.
+    pub fn parse(text: &str) -> Result<Config, String> {
+        let raw: RawConfig =
+            toml::from_str(text).map_err(|e| describe(text, e.span(), e.message()))?;
+        let at =
+            |span: std::ops::Range<usize>, message: String| describe(text, Some(span), &message);
+        let provider = |name: &Spanned<String>| {
+            Provider::from_name(name.get_ref()).ok_or_else(|| {
+                at(
+                    name.span(),
+                    format!(
+                        "unknown provider `{}`; the providers are {}",
+                        name.get_ref(),
+                        provider_names()
+                    ),
+                )
+            })
+        };
+        let executor = provider(&raw.executor.provider)?;
+        let mut commands = BTreeMap::new();
+        for (name, p) in &raw.providers {
+            let key = Spanned::new(name.span(), name.get_ref().clone());
+            let command = p.command.get_ref().trim();
+            if command.is_empty() {
+                return Err(at(
+                    p.command.span(),
+                    format!("[providers.{}] command is empty", name.get_ref()),
+                ));
+            }
+            commands.insert(provider(&key)?, command.to_string());
+        }
+        let mut effort_map = BTreeMap::new();
+        for (name, efforts) in &raw.effort_map {
+            let key = Spanned::new(name.span(), name.get_ref().clone());
+            let map: BTreeMap<String, String> = efforts
+                .iter()
+                .map(|(k, v)| (k.clone(), v.get_ref().clone()))
+                .collect();
+            if let Some((effort, model)) =
+                efforts.iter().find(|(_, v)| v.get_ref().trim().is_empty())
+            {
+                return Err(at(
+                    model.span(),
+                    format!("[effort_map.{}] {effort} names no model", name.get_ref()),
+                ));
+            }
+            effort_map.insert(provider(&key)?, map);
+        }
+        let agent_timeout =
+            parse_duration(raw.defaults.agent_timeout.get_ref()).ok_or_else(|| {
+                at(
+                    raw.defaults.agent_timeout.span(),
+                    format!(
+                        "[defaults] agent_timeout `{}` is not a duration like 30s, 15m or 1h",
+                        raw.defaults.agent_timeout.get_ref()
+                    ),
+                )
+            })?;
+        if *raw.defaults.max_attempts.get_ref() == 0 {
+            return Err(at(
+                raw.defaults.max_attempts.span(),
+                "[defaults] max_attempts must be at least 1".into(),
+            ));
+        }
+        let role = |r: &Option<RawRole>| -> Result<Option<Role>, String> {
+            match r {
+                None => Ok(None),
+                Some(r) => Ok(Some(Role {
+                    provider: provider(&r.provider)?,
+                    model: r.model.clone(),
+                })),
+            }
+        };
+        let verification = VerificationConfig::parse(text)?;
+        Ok(Config {
+            executor,
+            commands,
+            effort_map,
+            max_attempts: *raw.defaults.max_attempts.get_ref(),
+            agent_timeout,
+            analyzer: role(&raw.roles.analyzer)?,
+            reasoner: role(&raw.roles.reasoner)?,
+            verification,
+            source: None,
+        })
+    }
+}
+
+fn provider_names() -> String {
+    Provider::ALL
+        .iter()
+        .map(|p| p.name())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `30s`, `15m`, `1h`: a positive integer and a unit.
+pub fn parse_duration(text: &str) -> Option<Duration> {
+    let split = text.find(|c: char| !c.is_ascii_digit())?;
+    let (digits, unit) = text.split_at(split);
+    let n: u64 = digits.parse().ok().filter(|&n| n > 0)?;
+    let scale = match unit {
+        "s" => 1,
+        "m" => 60,
+        "h" => 3600,
+        _ => return None,
+    };
+    Some(Duration::from_secs(n.checked_mul(scale)?))
+}
+
+fn describe(text: &str, span: Option<std::ops::Range<usize>>, message: &str) -> String {
+    let message = message
+        .trim()
+        .replace("expected u32", "expected a positive integer");
+    let Some(span) = span else { return message };
+    let start = span.start.min(text.len());
+    let line = text[..start].matches('\n').count() + 1;
+    let source = text.lines().nth(line - 1).unwrap_or("").trim();
+    if source.is_empty() {
+        format!("line {line}: {message}")
+    } else {
+        format!("line {line}: `{source}`: {message}")
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawConfig {
+    #[serde(default)]
+    executor: RawExecutor,
+    #[serde(default)]
+    providers: BTreeMap<Spanned<String>, RawProvider>,
+    #[serde(default)]
+    effort_map: BTreeMap<Spanned<String>, BTreeMap<String, Spanned<String>>>,
+    #[serde(default)]
+    defaults: RawDefaults,
+    #[serde(default)]
+    roles: RawRoles,
+    #[serde(default)]
+    #[allow(dead_code)]
+    verification: toml::Table,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawExecutor {
+    provider: Spanned<String>,
+}
+
+impl Default for RawExecutor {
+    fn default() -> Self {
+        RawExecutor {
+            provider: Spanned::new(0..0, "anthropic".into()),
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawProvider {
+    command: Spanned<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, default)]
+struct RawDefaults {
+    max_attempts: Spanned<u32>,
+    agent_timeout: Spanned<String>,
+}
+
+impl Default for RawDefaults {
+    fn default() -> Self {
+        RawDefaults {
+            max_attempts: Spanned::new(0..0, 3),
+            agent_timeout: Spanned::new(0..0, "30m".into()),
+        }
+    }
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawRoles {
+    analyzer: Option<RawRole>,
+    reasoner: Option<RawRole>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRole {
+    provider: Spanned<String>,
+    model: String,
+}
+
+/// The commented config `zurdo init` writes; also the defaults when a
+/// repository has no config.
+pub const TEMPLATE: &str = r#"# zurdo configuration. Every key is checked: a typo is an error naming its line.
+
+[executor]
+# Whose CLI executes tasks: anthropic (claude), openai (codex), copilot (copilot), google (gemini).
+provider = "anthropic"
+
+# The command that starts each CLI (a name on PATH or a path).
+[providers.anthropic]
+command = "claude"
+
+[providers.openai]
+command = "codex"
+
+[providers.copilot]
+command = "copilot"
+
+[providers.google]
+command = "gemini"
+
+# A task's **Effort** picks its model from the executor's map. Model names change often:
+# `zurdo doctor` (or `zurdo init --check-models`) asks each CLI whether it knows them.
+[effort_map.anthropic]
+low = "haiku"
+medium = "sonnet"
+high = "opus"
+
+[effort_map.openai]
+low = "gpt-5.4-mini"
+medium = "gpt-5.4"
+high = "gpt-5.4"
+
+[effort_map.copilot]
+low = "gpt-5.4-mini"
+medium = "gpt-5.4"
+high = "claude-sonnet-5"
+
+[effort_map.google]
+low = "gemini-2.5-flash"
+medium = "gemini-2.5-pro"
+high = "gemini-2.5-pro"
+
+[defaults]
+max_attempts = 3        # a PRD's **Max-Attempts** overrides it
+agent_timeout = "30m"   # a PRD's **Agent-timeout** overrides it; units s, m or h
+
+# Models for roles other than executing (analysis, diagnosis). Optional.
+# [roles.analyzer]
+# provider = "anthropic"
+# model = "sonnet"
+
+[verification]
+criterion_seconds = 600      # per hint; the whole process group is killed at the limit
+http_read_limit = 1048576    # bytes of an [http:] response body read at most
+env_allowlist = []           # extra environment variables [shell:] hints may see ("NAME" or "PREFIX_*")
+protected_paths = []         # globs no task may modify
+"#;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_template_is_the_default_config() {
+        let c = Config::parse(TEMPLATE).expect("template parses");
+        assert_eq!(c.executor, Provider::Anthropic);
+        assert_eq!(c.model_for("medium"), Ok("sonnet"));
+        assert_eq!(c.command(Provider::OpenAi), "codex");
+        assert_eq!(c.max_attempts, 3);
+        assert_eq!(c.agent_timeout, Duration::from_secs(1800));
+        for p in Provider::ALL {
+            assert_eq!(
+                c.effort_map[&p].keys().collect::<Vec<_>>(),
+                ["high", "low", "medium"],
+                "{p:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_effort_not_in_the_map_lists_the_keys_that_exist() {
+        let c = Config::parse("[effort_map.anthropic]\nlow = \"haiku\"\nhigh = \"opus\"\n")
+            .expect("parses");
+        assert_eq!(
+            c.model_for("medium"),
+            Err(vec!["high".to_string(), "low".to_string()])
+        );
+    }
+
+    #[test]
+    fn errors_name_the_key_and_line() {
+        let cases = [
+            (
+                "[executor]\nprovider = \"openia\"\n",
+                "line 2",
+                "unknown provider `openia`",
+            ),
+            (
+                "[providers.claude]\ncommand = \"claude\"\n",
+                "line 1",
+                "unknown provider `claude`",
+            ),
+            (
+                "[defaults]\nmax_attempts = 0\n",
+                "line 2",
+                "max_attempts must be at least 1",
+            ),
+            (
+                "[defaults]\nagent_timeout = \"30\"\n",
+                "line 2",
+                "not a duration",
+            ),
+            (
+                "[defaults]\nretries = 2\n",
+                "line 2",
+                "unknown field `retries`",
+            ),
+            (
+                "[verification]\ncriterion_seconds = -1\n",
+                "line 2",
+                "criterion_seconds",
+            ),
+            (
+                "[roles.analyzer]\nprovider = \"anthropic\"\n",
+                "line 1",
+                "missing field `model`",
+            ),
+            (
+                "[effort_map.openai]\nlow = \"\"\n",
+                "line 2",
+                "names no model",
+            ),
+            ("[colour]\n", "line 1", "unknown field `colour`"),
+        ];
+        for (text, line, what) in cases {
+            let e = Config::parse(text).expect_err(text);
+            assert!(e.contains(line) && e.contains(what), "{text:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn durations_need_a_unit() {
+        assert_eq!(parse_duration("90s"), Some(Duration::from_secs(90)));
+        assert_eq!(parse_duration("2h"), Some(Duration::from_secs(7200)));
+        assert_eq!(parse_duration("30"), None);
+        assert_eq!(parse_duration("0m"), None);
+        assert_eq!(parse_duration("m"), None);
+    }
+}
