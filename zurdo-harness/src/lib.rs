@@ -7,3 +7,4 @@ pub mod cli;
 pub mod commands;
 pub mod config;
 pub mod standin;
+pub mod state;

@@ -258,7 +258,7 @@ fn millis<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
 
 /// How a whole criterion came out: all automated hints AND'd; `[manual]`
 /// hints leave a passing criterion awaiting review.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum CriterionVerdict {
     /// Every hint passed.

@@ -1,0 +1,206 @@
+//! `prd.json`: the run's state. Written atomically after every change; it is
+//! the record of the run, while the parsed PRD and the verdicts zurdo
+//! computes in memory are the authority.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use zurdo::verify::CriterionVerdict;
+
+use crate::agent::Usage;
+
+/// The format version of `prd.json`.
+pub const VERSION: u32 = 1;
+
+/// A task's status, exactly as the spec names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Status {
+    /// Not yet attempted.
+    Pending,
+    /// All automated hints passed.
+    Passed,
+    /// Automated hints passed (or none exist); `[manual]` criteria await review.
+    PassedPendingReview,
+    /// The attempt budget ran out with a hint still failing.
+    Failed,
+    /// A task it depends on failed.
+    BlockedByDependency,
+}
+
+impl Status {
+    /// True once the task will not run again in this run.
+    pub fn settled(self) -> bool {
+        !matches!(self, Status::Pending)
+    }
+
+    /// The spec's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Pending => "pending",
+            Status::Passed => "passed",
+            Status::PassedPendingReview => "passed-pending-review",
+            Status::Failed => "failed",
+            Status::BlockedByDependency => "blocked-by-dependency",
+        }
+    }
+}
+
+/// One criterion's verdict in a pre-flight or an iteration.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CriterionRecord {
+    /// `<task>::<criterion>`.
+    pub name: String,
+    /// The PRD line.
+    pub line: usize,
+    /// The combined verdict.
+    pub verdict: CriterionVerdict,
+    /// Each hint's result (verdict, typed reason, evidence), as verified.
+    pub hints: serde_json::Value,
+}
+
+/// What the agent did in one attempt (its own account, never a verdict).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct AgentRecord {
+    /// The CLI's exit code (`None` when killed).
+    pub exit_code: Option<i32>,
+    /// True when the attempt ran past its Agent-timeout and was killed.
+    pub timed_out: bool,
+    /// Wall time in milliseconds.
+    pub duration_ms: u64,
+    /// The tail of its final text.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub final_text_tail: Option<String>,
+    /// Tool calls it made.
+    pub tool_calls: usize,
+    /// A run-level error its stream reported.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub error: Option<String>,
+    /// Tokens it used, when reported.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub usage: Option<Usage>,
+    /// Cost in USD, when reported.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub cost_usd: Option<f64>,
+}
+
+/// One agent attempt and zurdo's verification of it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Iteration {
+    /// 1-based attempt number.
+    pub attempt: u32,
+    /// When the attempt started.
+    pub started_at: String,
+    /// When verification ended.
+    pub ended_at: String,
+    /// The model used.
+    pub model: String,
+    /// The agent's account.
+    pub agent: AgentRecord,
+    /// zurdo's verdicts.
+    pub criteria: Vec<CriterionRecord>,
+    /// True when every automated criterion passed.
+    pub passed: bool,
+}
+
+/// One task's state.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TaskState {
+    /// The task id.
+    pub id: String,
+    /// Its status.
+    pub status: Status,
+    /// Attempts spent (completed iterations).
+    pub attempts: u32,
+    /// The attempt budget in force.
+    pub max_attempts: u32,
+    /// The criteria on the tree as it was before any agent ran ("iteration 0").
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub preflight_results: Option<Vec<CriterionRecord>>,
+    /// Every attempt.
+    #[serde(default)]
+    pub iterations: Vec<Iteration>,
+    /// True when it passed at pre-flight without an agent.
+    #[serde(default)]
+    pub passed_at_preflight: bool,
+    /// The failed task that blocks it.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub blocked_by: Option<String>,
+    /// The "what failed" section the next attempt's prompt opens with.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub retry_context: Option<String>,
+}
+
+impl TaskState {
+    /// Tokens over all attempts.
+    pub fn tokens(&self) -> Usage {
+        let mut total = Usage::default();
+        for u in self.iterations.iter().filter_map(|i| i.agent.usage) {
+            total.input_tokens += u.input_tokens;
+            total.output_tokens += u.output_tokens;
+            total.cached_input_tokens += u.cached_input_tokens;
+        }
+        total
+    }
+
+    /// Cost over all attempts, when any attempt reported one.
+    pub fn cost_usd(&self) -> Option<f64> {
+        let costs: Vec<f64> = self
+            .iterations
+            .iter()
+            .filter_map(|i| i.agent.cost_usd)
+            .collect();
+        (!costs.is_empty()).then(|| costs.iter().sum())
+    }
+}
+
+/// The whole `prd.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunState {
+    /// Format version.
+    pub version: u32,
+    /// The PRD, repository-relative.
+    pub prd: String,
+    /// SHA-1 of the PRD bytes at the last successful parse.
+    pub prd_sha1: String,
+    /// The state directory's slug.
+    pub slug: String,
+    /// The executor provider.
+    pub executor: String,
+    /// When the run started.
+    pub started_at: String,
+    /// When this file was last written.
+    pub updated_at: String,
+    /// Tasks in run order.
+    pub tasks: Vec<TaskState>,
+}
+
+impl RunState {
+    /// Reads `prd.json`; `Ok(None)` when there is none.
+    pub fn load(path: &Path) -> Result<Option<RunState>, String> {
+        match std::fs::read(path) {
+            Ok(bytes) => serde_json::from_slice(&bytes)
+                .map(Some)
+                .map_err(|e| format!("{}: unreadable run state ({e}); `zurdo run --reset` archives it and starts over", path.display())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(format!("{}: {e}", path.display())),
+        }
+    }
+
+    /// Writes `prd.json` atomically.
+    pub fn save(&mut self, path: &Path) -> std::io::Result<()> {
+        self.updated_at = super::now();
+        let text = serde_json::to_vec_pretty(self).map_err(std::io::Error::other)?;
+        super::atomic::write(path, &text)
+    }
+
+    /// The state of task `id`.
+    pub fn task_mut(&mut self, id: &str) -> Option<&mut TaskState> {
+        self.tasks.iter_mut().find(|t| t.id == id)
+    }
+
+    /// The state of task `id`.
+    pub fn task(&self, id: &str) -> Option<&TaskState> {
+        self.tasks.iter().find(|t| t.id == id)
+    }
+}
