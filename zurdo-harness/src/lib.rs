@@ -6,5 +6,6 @@ pub mod agent;
 pub mod cli;
 pub mod commands;
 pub mod config;
+pub mod prompt;
 pub mod standin;
 pub mod state;

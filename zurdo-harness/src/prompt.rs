@@ -1,0 +1,187 @@
+//! The prompt an agent gets for one attempt: the task's Description
+//! verbatim, its criteria, its Skills as the provider spells them, and, on a
+//! retry, what just failed. Sizes are bounded so prompts do not grow with
+//! the number of attempts: only the latest failure is carried.
+
+use std::fmt::Write;
+
+use zurdo::verify::{render, CriterionResult, CriterionVerdict, Verdict};
+use zurdo::{Criterion, Task};
+
+use crate::agent::Provider;
+
+/// The heading a retry prompt opens with.
+pub const RETRY_MARKER: &str = "# What failed";
+
+/// Most bytes of one hint's captured output carried into a retry prompt.
+const OUTPUT_BUDGET: usize = 3 * 1024;
+/// Most bytes of the agent's own narrative carried into a retry prompt.
+const NARRATIVE_BUDGET: usize = 2 * 1024;
+/// Most bytes of the whole "what failed" section.
+const RETRY_BUDGET: usize = 16 * 1024;
+
+/// How a skill is referenced for `provider`: `/name` for Anthropic and
+/// Copilot, `$name` for Codex; Gemini has no skill syntax, so the bare name.
+pub fn skill_reference(provider: Provider, name: &str) -> String {
+    match provider {
+        Provider::Anthropic | Provider::Copilot => format!("/{name}"),
+        Provider::OpenAi => format!("${name}"),
+        Provider::Google => name.to_string(),
+    }
+}
+
+/// Renders the prompt for `task`. `retry` is the "what failed" section of
+/// the previous attempt, when there was one.
+pub fn render(task: &Task, provider: Provider, retry: Option<&str>) -> String {
+    let mut out = String::new();
+    if let Some(retry) = retry {
+        out.push_str(retry.trim_end());
+        out.push_str("\n\n");
+    }
+    let _ = writeln!(out, "# Task {} — {}\n", task.id, task.title);
+    out.push_str(task.description.trim_end());
+    out.push_str("\n\n# Acceptance criteria\n\n");
+    out.push_str(
+        "zurdo checks each of these itself after you finish, by running the hint in brackets:\n\n",
+    );
+    for c in &task.criteria {
+        let hints: Vec<&str> = c.hints.iter().map(|h| h.source.as_str()).collect();
+        let _ = writeln!(out, "- {} {}", c.title, hints.join(" "));
+    }
+    if !task.metadata.skills.is_empty() {
+        let refs: Vec<String> = task
+            .metadata
+            .skills
+            .iter()
+            .map(|s| skill_reference(provider, s))
+            .collect();
+        let _ = writeln!(out, "\n# Skills\n\nUse these skills: {}", refs.join(", "));
+    }
+    if !task.metadata.frozen.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n# Do not modify\n\n{}",
+            task.metadata.frozen.join(", ")
+        );
+    }
+    out
+}
+
+/// The "what failed" section for the next attempt: each failing hint with
+/// its typed reason and bounded output, then the tail of the agent's own
+/// narrative.
+pub fn what_failed(
+    display: &str,
+    attempt: u32,
+    failures: &[(&Criterion, &CriterionResult)],
+    narrative: Option<&str>,
+) -> String {
+    let mut out = format!("{RETRY_MARKER}\n\nAttempt {attempt} did not pass zurdo's verification. Fix these, then stop:\n\n");
+    for (criterion, result) in failures {
+        if result.verdict != CriterionVerdict::Failed {
+            continue;
+        }
+        let _ = writeln!(out, "## {display}:{} — {}", criterion.line, criterion.title);
+        for hint in result.failures() {
+            if let Verdict::Fail(reason) = &hint.verdict {
+                let _ = writeln!(out, "- {} failed: {reason}", hint.hint);
+            }
+            if let Some(note) = &hint.evidence.note {
+                let _ = writeln!(out, "  {note}");
+            }
+            for (name, captured) in [
+                ("stdout", &hint.evidence.stdout),
+                ("stderr", &hint.evidence.stderr),
+            ] {
+                if let Some(c) = captured {
+                    let text = tail_bytes(c.tail_lines(render::TAIL_LINES * 2), OUTPUT_BUDGET);
+                    if !text.trim().is_empty() {
+                        let _ = writeln!(out, "  {name}:\n```\n{}\n```", text.trim_end());
+                    }
+                }
+            }
+        }
+        out.push('\n');
+    }
+    if let Some(text) = narrative.filter(|t| !t.trim().is_empty()) {
+        let _ = writeln!(
+            out,
+            "## What you said last time (tail)\n\n{}\n",
+            tail_bytes(text.trim(), NARRATIVE_BUDGET)
+        );
+    }
+    if out.len() > RETRY_BUDGET {
+        let cut = floor_char_boundary(&out, RETRY_BUDGET);
+        out.truncate(cut);
+        out.push_str("\n… [the rest of the failure report is cut to keep the prompt bounded]\n");
+    }
+    out
+}
+
+/// The last `budget` bytes of `text`, starting at a line when possible.
+fn tail_bytes(text: &str, budget: usize) -> String {
+    if text.len() <= budget {
+        return text.to_string();
+    }
+    let mut start = text.len() - budget;
+    while !text.is_char_boundary(start) {
+        start += 1;
+    }
+    let rest = &text[start..];
+    let rest = rest.find('\n').map_or(rest, |nl| &rest[nl + 1..]);
+    format!("… [{} bytes cut]\n{rest}", text.len() - rest.len())
+}
+
+fn floor_char_boundary(text: &str, mut at: usize) -> usize {
+    while at > 0 && !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PRD: &str = "# PRD: x\n\n## Task: task-1 — Greet\n**Effort**: low\n**Depends-on**: []\n**Skills**: rust-style\n\n\
+                       ### Description\nWrite greeting.txt.\n\n### Acceptance Criteria\n- [ ] it greets [grep: ^Hello in greeting.txt]\n";
+
+    #[test]
+    fn first_prompt_has_description_criteria_and_provider_skills() {
+        let prd = zurdo::parse(PRD).expect("valid");
+        let p = render(&prd.tasks[0], Provider::Anthropic, None);
+        assert!(
+            p.starts_with("# Task task-1 — Greet\n\nWrite greeting.txt.\n"),
+            "{p}"
+        );
+        assert!(p.contains("- it greets [grep: ^Hello in greeting.txt]"));
+        assert!(p.contains("/rust-style"));
+        assert!(!p.contains(RETRY_MARKER));
+        assert!(render(&prd.tasks[0], Provider::OpenAi, None).contains("$rust-style"));
+    }
+
+    #[test]
+    fn retry_prompts_open_with_the_failure_and_stay_bounded() {
+        let prd = zurdo::parse(PRD).expect("valid");
+        let task = &prd.tasks[0];
+        let dir = tempfile::tempdir().expect("temp");
+        std::fs::write(dir.path().join("greeting.txt"), "hi\n").expect("write");
+        let v = zurdo::verify::Verifier::new(dir.path(), Default::default()).expect("verifier");
+        let result = v.criterion(&task.criteria[0]);
+        let narrative = "x".repeat(50_000);
+        let section = what_failed(
+            "prds/x.md",
+            1,
+            &[(&task.criteria[0], &result)],
+            Some(&narrative),
+        );
+        assert!(section.starts_with(RETRY_MARKER));
+        assert!(
+            section.contains("[grep: ^Hello in greeting.txt] failed: no line matches"),
+            "{section}"
+        );
+        assert!(section.len() < RETRY_BUDGET + 200, "{}", section.len());
+        let p = render(task, Provider::Anthropic, Some(&section));
+        assert!(p.starts_with(RETRY_MARKER));
+    }
+}
