@@ -30,6 +30,33 @@ pub enum Command {
     /// ones await review), 1 when any fails, 2 on a bad PRD or config.
     Verify(VerifyArgs),
 
+    /// Execute a PRD: drive the configured agent CLI task by task and judge
+    /// every attempt by running the criteria.
+    ///
+    /// Tasks run in dependency order. Each gets a pre-flight (criteria on
+    /// the tree as-is; all green means no agent), then agent attempts, each
+    /// followed by zurdo's own verification, until it passes or
+    /// Max-Attempts runs out. State lives in .zurdo/<slug>/ and a second
+    /// `zurdo run` resumes. Exit codes: 0 all passed, 1 a task failed or is
+    /// blocked, 2 bad PRD or config, 3 refused (another run holds the lock),
+    /// 4 the PRD changed since the saved state, or a model probe failed.
+    Run(RunArgs),
+
+    /// Run the whole loop on an embedded example with a scripted stand-in
+    /// agent: nothing to install, nothing spent.
+    Demo(DemoArgs),
+
+    /// Write a commented .zurdo/config.toml (never touches .gitignore).
+    Init(InitArgs),
+
+    /// Check the setup: config, each effort-map model and the analyzer
+    /// through their CLIs. Writes nothing.
+    Doctor(DoctorArgs),
+
+    /// Inspect run state.
+    #[command(subcommand)]
+    State(StateCommand),
+
     /// A scripted stand-in for an agent CLI (the demo agent and the tests'
     /// agents): `zurdo stand-in <claude|codex|copilot|gemini> <that CLI's args>…`.
     #[command(hide = true)]
@@ -79,4 +106,62 @@ pub struct StandInArgs {
     /// The arguments the real CLI would get.
     #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
     pub args: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The PRD to execute.
+    #[arg(value_name = "PRD")]
+    pub prd: PathBuf,
+
+    /// Resume existing state without asking.
+    #[arg(long, conflicts_with = "reset")]
+    pub resume: bool,
+
+    /// Archive existing state under .zurdo/<slug>/.archive/ and start over.
+    #[arg(long)]
+    pub reset: bool,
+
+    /// Never ask; resume when state exists.
+    #[arg(long)]
+    pub no_prompt: bool,
+
+    /// Do not probe the models before the first task.
+    #[arg(long)]
+    pub skip_model_check: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// Also probe every effort-map model through its CLI (always exits 0).
+    #[arg(long)]
+    pub check_models: bool,
+
+    /// Overwrite an existing .zurdo/config.toml.
+    #[arg(long)]
+    pub force: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct DoctorArgs {
+    /// Check the config only; do not start any CLI.
+    #[arg(long)]
+    pub skip_probes: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum StateCommand {
+    /// Print the state directory of a PRD (.zurdo/<slug>/).
+    Where {
+        /// The PRD.
+        #[arg(value_name = "PRD")]
+        prd: PathBuf,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct DemoArgs {
+    /// Where to lay out the example repository (default: a new temp dir).
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
 }

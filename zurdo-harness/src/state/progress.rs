@@ -20,6 +20,11 @@ impl Progress {
         }
     }
 
+    /// The log's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
     /// Appends one event; `fields` must be a JSON object. Failures to write
     /// the log are reported on stderr but never stop a run.
     pub fn emit(&self, event: &str, fields: Value) {

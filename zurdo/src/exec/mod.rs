@@ -84,11 +84,19 @@ pub fn run_shell(
 ///
 /// On Linux the wait is one `poll` over a pidfd and both pipes, with no
 /// helper threads; where `pidfd_open` is unavailable, threads wait instead.
-pub fn run(mut command: Command, timeout: Duration) -> std::io::Result<Finished> {
+pub fn run(command: Command, timeout: Duration) -> std::io::Result<Finished> {
+    run_observed(command, timeout, |_| {})
+}
+
+/// Like [`run`], telling `on_spawn` the new process group's id (the child's
+/// pid) so a caller can kill the group from elsewhere, e.g. on a second
+/// Ctrl-C.
+pub fn run_observed(mut command: Command, timeout: Duration, on_spawn: impl FnOnce(u32)) -> std::io::Result<Finished> {
     use std::os::unix::process::CommandExt;
     command.process_group(0);
     let start = Instant::now();
     let child = command.spawn()?;
+    on_spawn(child.id());
     match poll::pidfd(child.id()) {
         Some(pidfd) => poll::wait(child, &pidfd, start, timeout),
         None => run_threaded(child, start, timeout),
@@ -136,7 +144,7 @@ pub(crate) fn ending_of(status: ExitStatus) -> Ending {
 }
 
 /// Sends SIGKILL to every process in the group; a group already gone is fine.
-pub(crate) fn kill_group(group: i32) {
+pub fn kill_group(group: i32) {
     if group > 0 {
         // SAFETY: kill(2) with a negative pid signals a process group; it
         // takes no pointers and has no memory-safety preconditions.

@@ -1,0 +1,78 @@
+//! `zurdo doctor`: checks the config and probes every effort-map model of
+//! the executor and the analyzer. Writes nothing.
+
+use std::path::Path;
+
+use super::{EXIT_FAILED, EXIT_INVALID, EXIT_OK};
+use crate::cli::DoctorArgs;
+use crate::config::Config;
+use crate::run::probe;
+
+/// Runs the command and returns its exit status.
+pub fn run(args: &DoctorArgs) -> u8 {
+    let root = match std::env::current_dir() {
+        Ok(dir) => zurdo::source::repo_root(&dir.join("x")),
+        Err(e) => {
+            eprintln!("zurdo: cannot read the current directory: {e}");
+            return EXIT_INVALID;
+        }
+    };
+    let config = match Config::load(&root) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("zurdo: {e}");
+            return EXIT_INVALID;
+        }
+    };
+    match &config.source {
+        Some(path) => println!("config: {} (valid)", path.display()),
+        None => println!("config: none; using the defaults `zurdo init` would write"),
+    }
+    println!("executor: {} (`{}`)", config.executor.name(), config.command(config.executor));
+    if args.skip_probes {
+        println!("probes skipped");
+        return EXIT_OK;
+    }
+    if probe_all(&config, &root) {
+        EXIT_OK
+    } else {
+        EXIT_FAILED
+    }
+}
+
+/// Probes every effort-map model of the executor, and the analyzer; prints
+/// one line each. True when all answered.
+pub fn probe_all(config: &Config, root: &Path) -> bool {
+    let mut targets: Vec<(String, crate::agent::Provider, String)> = config
+        .effort_map
+        .get(&config.executor)
+        .map(|m| m.iter().map(|(effort, model)| (format!("effort {effort}"), config.executor, model.clone())).collect())
+        .unwrap_or_default();
+    if let Some(a) = &config.analyzer {
+        targets.push(("analyzer".to_string(), a.provider, a.model.clone()));
+    }
+    let mut all_ok = true;
+    let mut probed: Vec<(crate::agent::Provider, String, bool)> = Vec::new();
+    for (label, provider, model) in targets {
+        let ok = match probed.iter().find(|(p, m, _)| *p == provider && *m == model) {
+            Some((_, _, ok)) => {
+                println!("  {label}: {} {model}: {} (probed above)", provider.name(), if *ok { "ok" } else { "FAILED" });
+                *ok
+            }
+            None => {
+                let outcome = probe::probe(provider, config.command(provider), &model, root);
+                match &outcome {
+                    Ok(warnings) => {
+                        println!("  {label}: {} {model}: ok", provider.name());
+                        warnings.iter().for_each(|w| println!("    warning: {w}"));
+                    }
+                    Err(e) => println!("  {label}: {} {model}: FAILED — {e}", provider.name()),
+                }
+                probed.push((provider, model.clone(), outcome.is_ok()));
+                outcome.is_ok()
+            }
+        };
+        all_ok &= ok;
+    }
+    all_ok
+}

@@ -1,0 +1,508 @@
+//! `zurdo run`: tasks in dependency order, each through pre-flight, agent
+//! attempts, zurdo's own verification, and retry or settle; with crash-safe
+//! state under `.zurdo/<slug>/` and resume.
+
+pub mod interrupt;
+pub mod probe;
+pub mod summary;
+
+use std::collections::BTreeSet;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::json;
+use zurdo::verify::{CriterionResult, CriterionVerdict, Verifier};
+use zurdo::{naming, source, Prd, Task};
+
+use crate::agent::invoke;
+use crate::config::Config;
+use crate::prompt;
+use crate::state::lock::{Lock, LockError};
+use crate::state::progress::Progress;
+use crate::state::run_state::{AgentRecord, CriterionRecord, Iteration, RunState, Status, TaskState, VERSION};
+use crate::state::{self, StateDir};
+use interrupt::Interrupt;
+
+/// Exit codes of `zurdo run`.
+pub mod exit {
+    /// Every task passed (or awaits review).
+    pub const OK: u8 = 0;
+    /// A task failed or is blocked.
+    pub const FAILED: u8 = 1;
+    /// A bad PRD or config.
+    pub const INVALID: u8 = 2;
+    /// Refused: another run holds the lock, or a standing rule is red.
+    pub const REFUSED: u8 = 3;
+    /// Drift (the PRD changed since the state was written) or a failed model probe.
+    pub const DRIFT: u8 = 4;
+}
+
+/// How to treat existing state.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Options {
+    /// Resume without asking.
+    pub resume: bool,
+    /// Archive the state and start over.
+    pub reset: bool,
+    /// Never ask (resume by default).
+    pub no_prompt: bool,
+    /// Skip the model probe.
+    pub skip_model_check: bool,
+}
+
+/// Runs a PRD; returns the exit code.
+pub fn run(prd_path: &Path, options: Options) -> u8 {
+    match Run::prepare(prd_path, options) {
+        Ok(Some(mut run)) => run.execute(),
+        Ok(None) => exit::OK,
+        Err((code, message)) => {
+            eprintln!("zurdo: {message}");
+            code
+        }
+    }
+}
+
+type Refusal = (u8, String);
+
+/// A run that passed its checks and holds the lock.
+struct Run {
+    prd: Prd,
+    display: String,
+    config: Config,
+    verifier: Verifier,
+    dir: StateDir,
+    state: RunState,
+    progress: Progress,
+    interrupt: Interrupt,
+    _lock: Lock,
+}
+
+impl Run {
+    fn prepare(prd_path: &Path, options: Options) -> Result<Option<Run>, Refusal> {
+        let display = prd_path.display().to_string();
+        let bytes = source::read(prd_path).map_err(|e| (exit::INVALID, e.to_string()))?;
+        let prd = zurdo::parse_bytes(&bytes).map_err(|errors| {
+            let lines: Vec<String> = errors.iter().map(|e| e.render(&display)).collect();
+            (exit::INVALID, format!("{display} is not a valid PRD:\n{}", lines.join("\n")))
+        })?;
+        let root = source::repo_root(prd_path);
+        let relative = source::relative_to(&root, prd_path).unwrap_or_else(|| display.clone());
+        let config = Config::load(&root).map_err(|e| (exit::INVALID, e))?;
+        check_efforts(&prd, &config).map_err(|e| (exit::INVALID, e))?;
+        let verifier = Verifier::new(&root, config.verification.clone())
+            .map_err(|e| (exit::INVALID, format!("{}: {e}", root.display())))?;
+
+        let dir = StateDir::new(&root, &relative);
+        let lock = Lock::acquire(&dir.lock(), |warning| eprintln!("{warning}")).map_err(|e| match e {
+            LockError::Held { .. } => (exit::REFUSED, format!("{display}: {e}")),
+            LockError::Io(_) => (exit::INVALID, format!("{}: {e}", dir.lock().display())),
+        })?;
+        let sha1 = state::sha1_hex(&bytes);
+        let progress = Progress::new(&dir.progress_log());
+
+        let existing = RunState::load(&dir.prd_json()).map_err(|e| (exit::INVALID, e))?;
+        let state = match existing {
+            Some(old) if options.reset => {
+                archive(&dir).map_err(|e| (exit::INVALID, e))?;
+                eprintln!("zurdo: archived the previous state of {display}");
+                fresh_state(&prd, &config, &relative, &dir, &sha1)
+            }
+            Some(old) => {
+                if old.prd_sha1 != sha1 {
+                    return Err((
+                        exit::DRIFT,
+                        format!("{display} changed since its run state was written (.zurdo/{}/prd.json); `zurdo run --reset {display}` archives that state and starts over", dir.slug),
+                    ));
+                }
+                match ask_resume(&options, &display) {
+                    Choice::Resume => {
+                        reconcile(&progress);
+                        old
+                    }
+                    Choice::Reset => {
+                        archive(&dir).map_err(|e| (exit::INVALID, e))?;
+                        fresh_state(&prd, &config, &relative, &dir, &sha1)
+                    }
+                    Choice::Abort => return Ok(None),
+                }
+            }
+            None => fresh_state(&prd, &config, &relative, &dir, &sha1),
+        };
+        let mut run = Run { prd, display, config, verifier, dir, state, progress, interrupt: Interrupt::install(), _lock: lock };
+        run.save();
+        if !options.skip_model_check {
+            run.probe_models()?;
+        }
+        Ok(Some(run))
+    }
+
+    fn save(&mut self) {
+        if let Err(e) = self.state.save(&self.dir.prd_json()) {
+            eprintln!("warning: cannot write {}: {e}", self.dir.prd_json().display());
+        }
+    }
+
+    /// Probes each distinct model the pending tasks need, once.
+    fn probe_models(&mut self) -> Result<(), Refusal> {
+        let models: BTreeSet<String> = self
+            .prd
+            .tasks
+            .iter()
+            .filter(|t| self.state.task(&t.id).is_some_and(|s| !s.status.settled()))
+            .filter_map(|t| self.config.model_for(&t.metadata.effort).ok().map(str::to_string))
+            .collect();
+        for model in models {
+            let provider = self.config.executor;
+            let outcome = probe::probe(provider, self.config.command(provider), &model, self.verifier.root());
+            self.progress.emit("model_probe", json!({"model": model, "ok": outcome.is_ok()}));
+            match outcome {
+                Ok(warnings) => warnings.iter().for_each(|w| eprintln!("warning: {w}")),
+                Err(message) => return Err((exit::DRIFT, format!("model probe failed for `{model}` ({}): {message}", provider.name()))),
+            }
+        }
+        Ok(())
+    }
+
+    fn execute(&mut self) -> u8 {
+        let count = self.prd.tasks.len();
+        eprintln!(
+            "zurdo: running {} ({count} task{}, executor {}); state in {}",
+            self.display,
+            if count == 1 { "" } else { "s" },
+            self.config.executor.name(),
+            self.dir.dir.display()
+        );
+        self.progress.emit("run_started", json!({"prd": self.state.prd, "executor": self.state.executor}));
+        let order = self.prd.run_order.clone();
+        for (position, index) in order.into_iter().enumerate() {
+            if self.interrupt.requested() {
+                break;
+            }
+            let task = self.prd.tasks[index].clone();
+            let Some(status) = self.state.task(&task.id).map(|t| t.status) else { continue };
+            if status.settled() {
+                eprintln!("[{}/{count}] {} — {}: {} (from the saved state)", position + 1, task.id, task.title, status.name());
+                continue;
+            }
+            eprintln!("[{}/{count}] {} — {}", position + 1, task.id, task.title);
+            self.task(&task);
+        }
+        let finished = self.state.tasks.iter().all(|t| t.status.settled());
+        self.progress.emit("run_finished", json!({"complete": finished}));
+        self.save();
+        println!("\n{}", summary::table(&self.state));
+        if !finished {
+            eprintln!("zurdo: stopped before the end; `zurdo run {}` resumes", self.display);
+        }
+        let bad = self.state.tasks.iter().any(|t| matches!(t.status, Status::Failed | Status::BlockedByDependency | Status::Pending));
+        if bad {
+            exit::FAILED
+        } else {
+            exit::OK
+        }
+    }
+
+    /// One task: blocked, pre-flight, then attempts until it passes or the
+    /// budget runs out.
+    fn task(&mut self, task: &Task) {
+        if let Some(blocker) = task.metadata.depends_on.iter().find(|d| {
+            self.state.task(d).is_some_and(|s| matches!(s.status, Status::Failed | Status::BlockedByDependency))
+        }) {
+            eprintln!("  blocked: `{blocker}` did not pass");
+            self.settle(task, Status::BlockedByDependency, Some(blocker.clone()));
+            return;
+        }
+        let names = naming::criterion_fns(task);
+        let module = naming::task_module(task);
+        if self.state.task(&task.id).is_some_and(|s| s.preflight_results.is_none()) {
+            let results: Vec<CriterionResult> = task.criteria.iter().map(|c| self.verifier.criterion(c)).collect();
+            let records = records(&module, &names, task, &results);
+            let passing = results.iter().filter(|r| r.verdict != CriterionVerdict::Failed).count();
+            eprintln!("  pre-flight: {passing}/{} criteria already hold", results.len());
+            self.progress.emit("preflight", json!({"task": task.id, "passing": passing, "total": results.len()}));
+            if let Some(t) = self.state.task_mut(&task.id) {
+                t.preflight_results = Some(records);
+            }
+            if passing == results.len() {
+                let manual = results.iter().any(|r| r.verdict == CriterionVerdict::PendingReview);
+                if let Some(t) = self.state.task_mut(&task.id) {
+                    t.passed_at_preflight = true;
+                }
+                eprintln!("  passed at pre-flight: no agent needed (this proves nothing about the run)");
+                self.settle(task, if manual { Status::PassedPendingReview } else { Status::Passed }, None);
+                return;
+            }
+            self.save();
+        }
+        let model = match self.config.model_for(&task.metadata.effort) {
+            Ok(m) => m.to_string(),
+            Err(_) => return,
+        };
+        let max = self.state.task(&task.id).map_or(1, |t| t.max_attempts);
+        let timeout = task.metadata.agent_timeout.map_or(self.config.agent_timeout, |t| t.duration());
+        loop {
+            let attempt = self.state.task(&task.id).map_or(0, |t| t.attempts) + 1;
+            if attempt > max {
+                eprintln!("  failed: {max} attempt{} spent", if max == 1 { "" } else { "s" });
+                self.settle(task, Status::Failed, None);
+                return;
+            }
+            if self.interrupt.requested() {
+                return;
+            }
+            match self.attempt(task, attempt, max, &model, timeout, &module, &names) {
+                Some(status) => {
+                    self.settle(task, status, None);
+                    return;
+                }
+                None => continue,
+            }
+        }
+    }
+
+    /// One agent attempt and its verification; `Some(status)` when the task
+    /// settles.
+    #[allow(clippy::too_many_arguments)]
+    fn attempt(
+        &mut self,
+        task: &Task,
+        attempt: u32,
+        max: u32,
+        model: &str,
+        timeout: Duration,
+        module: &str,
+        names: &[String],
+    ) -> Option<Status> {
+        let provider = self.config.executor;
+        let retry = self.state.task(&task.id).and_then(|t| t.retry_context.clone());
+        let prompt = prompt::render(task, provider, retry.as_deref());
+        let started_at = state::now();
+        write_file(&self.dir.iteration_file(&task.id, attempt, "prompt"), prompt.as_bytes());
+        self.progress.emit("attempt_started", json!({"task": task.id, "attempt": attempt, "model": model}));
+        eprintln!("  attempt {attempt}/{max} ({model}) …");
+
+        let invocation = invoke::command_line(provider, self.config.command(provider), model, &prompt, self.verifier.root());
+        let interrupt = self.interrupt.clone();
+        let agent = invoke::run_observed(provider, &invocation, timeout, |pid| interrupt.set_agent_group(pid));
+        self.interrupt.set_agent_group(0);
+        let record = match &agent {
+            Ok(outcome) => {
+                write_file(&self.dir.iteration_file(&task.id, attempt, "out"), &outcome.stdout);
+                write_file(&self.dir.iteration_file(&task.id, attempt, "err"), &outcome.stderr);
+                let r = &outcome.report;
+                eprintln!(
+                    "    agent: {} in {:.1}s, {} tool call{}{}",
+                    if outcome.timed_out { "timed out".to_string() } else { format!("exit {}", outcome.exit_code.map_or("-".into(), |c| c.to_string())) },
+                    outcome.duration.as_secs_f64(),
+                    r.tool_calls.len(),
+                    if r.tool_calls.len() == 1 { "" } else { "s" },
+                    r.error.as_ref().map_or(String::new(), |e| format!("; it reported: {}", first_line(e))),
+                );
+                AgentRecord {
+                    exit_code: outcome.exit_code,
+                    timed_out: outcome.timed_out,
+                    duration_ms: outcome.duration.as_millis() as u64,
+                    final_text_tail: r.final_text.as_ref().map(|t| tail_chars(t, 2000)),
+                    tool_calls: r.tool_calls.len(),
+                    error: r.error.clone(),
+                    usage: r.usage,
+                    cost_usd: r.cost_usd,
+                }
+            }
+            Err(e) => {
+                eprintln!("    agent: could not start `{}`: {e}", invocation.program);
+                AgentRecord { error: Some(format!("could not start `{}`: {e}", invocation.program)), ..Default::default() }
+            }
+        };
+
+        let results: Vec<CriterionResult> = task.criteria.iter().map(|c| self.verifier.criterion(c)).collect();
+        let passed = results.iter().all(|r| r.verdict != CriterionVerdict::Failed);
+        let passing = results.iter().filter(|r| r.verdict != CriterionVerdict::Failed).count();
+        eprintln!("    verify: {passing}/{} criteria hold", results.len());
+        for (c, r) in task.criteria.iter().zip(&results).filter(|(_, r)| r.verdict == CriterionVerdict::Failed) {
+            for h in r.failures() {
+                if let zurdo::verify::Verdict::Fail(reason) = &h.verdict {
+                    eprintln!("      FAIL {}: {} {reason}", c.title, h.hint);
+                }
+            }
+        }
+        let failures: Vec<(&zurdo::Criterion, &CriterionResult)> = task.criteria.iter().zip(&results).collect();
+        let narrative = agent.as_ref().ok().and_then(|o| o.report.final_text.clone());
+        let retry_context = (!passed).then(|| prompt::what_failed(&self.display, attempt, &failures, narrative.as_deref()));
+        let iteration = Iteration {
+            attempt,
+            started_at,
+            ended_at: state::now(),
+            model: model.to_string(),
+            agent: record,
+            criteria: records(module, names, task, &results),
+            passed,
+        };
+        if let Some(t) = self.state.task_mut(&task.id) {
+            t.attempts = attempt;
+            t.iterations.push(iteration);
+            t.retry_context = retry_context;
+        }
+        self.save();
+        self.progress.emit("attempt_finished", json!({"task": task.id, "attempt": attempt, "passed": passed}));
+        if passed {
+            let manual = results.iter().any(|r| r.verdict == CriterionVerdict::PendingReview);
+            eprintln!("  passed on attempt {attempt}");
+            Some(if manual { Status::PassedPendingReview } else { Status::Passed })
+        } else {
+            None
+        }
+    }
+
+    fn settle(&mut self, task: &Task, status: Status, blocker: Option<String>) {
+        if let Some(t) = self.state.task_mut(&task.id) {
+            t.status = status;
+            t.blocked_by = blocker;
+        }
+        self.save();
+        self.progress.emit("task_settled", json!({"task": task.id, "status": status.name()}));
+    }
+}
+
+fn check_efforts(prd: &Prd, config: &Config) -> Result<(), String> {
+    let mut problems = Vec::new();
+    for task in &prd.tasks {
+        if let Err(keys) = config.model_for(&task.metadata.effort) {
+            problems.push(format!(
+                "{} (line {}): **Effort** `{}` is not in [effort_map.{}]; it has: {}",
+                task.id,
+                task.metadata.lines.effort,
+                task.metadata.effort,
+                config.executor.name(),
+                if keys.is_empty() { "nothing".to_string() } else { keys.join(", ") }
+            ));
+        }
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("pre-flight: {}", problems.join("\n  ")))
+    }
+}
+
+fn fresh_state(prd: &Prd, config: &Config, relative: &str, dir: &StateDir, sha1: &str) -> RunState {
+    let now = state::now();
+    RunState {
+        version: VERSION,
+        prd: relative.to_string(),
+        prd_sha1: sha1.to_string(),
+        slug: dir.slug.clone(),
+        executor: config.executor.name().to_string(),
+        started_at: now.clone(),
+        updated_at: now,
+        tasks: prd
+            .tasks_in_run_order()
+            .map(|t| TaskState {
+                id: t.id.clone(),
+                status: Status::Pending,
+                attempts: 0,
+                max_attempts: t.metadata.max_attempts.unwrap_or(config.max_attempts),
+                preflight_results: None,
+                iterations: Vec::new(),
+                passed_at_preflight: false,
+                blocked_by: None,
+                retry_context: None,
+            })
+            .collect(),
+    }
+}
+
+fn records(module: &str, names: &[String], task: &Task, results: &[CriterionResult]) -> Vec<CriterionRecord> {
+    task.criteria
+        .iter()
+        .zip(results)
+        .zip(names)
+        .map(|((c, r), name)| CriterionRecord {
+            name: format!("{module}::{name}"),
+            line: c.line,
+            verdict: r.verdict,
+            hints: serde_json::to_value(&r.hints).unwrap_or(serde_json::Value::Null),
+        })
+        .collect()
+}
+
+/// Moves everything in the state directory except the lock and the archive
+/// into `.archive/<timestamp>/`.
+fn archive(dir: &StateDir) -> Result<(), String> {
+    let stamp = state::now().replace(':', "-");
+    let target = dir.archive().join(&stamp);
+    std::fs::create_dir_all(&target).map_err(|e| format!("{}: {e}", target.display()))?;
+    let entries = std::fs::read_dir(&dir.dir).map_err(|e| format!("{}: {e}", dir.dir.display()))?;
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        if name == "lock" || name == ".archive" {
+            continue;
+        }
+        let to: PathBuf = target.join(&name);
+        std::fs::rename(entry.path(), &to).map_err(|e| format!("cannot archive {}: {e}", entry.path().display()))?;
+    }
+    Ok(())
+}
+
+enum Choice {
+    Resume,
+    Reset,
+    Abort,
+}
+
+/// The `[R]esume / [X] reset / [A]bort` question, asked only on a TTY and
+/// only without `--resume`/`--no-prompt`.
+fn ask_resume(options: &Options, display: &str) -> Choice {
+    if options.resume || options.no_prompt || !std::io::stdin().is_terminal() {
+        return Choice::Resume;
+    }
+    eprintln!("{display} has run state. What would you like to do?\n  [R] Resume from current state (default)\n  [X] Reset — archive state and start over\n  [A] Abort");
+    let mut answer = String::new();
+    if std::io::stdin().read_line(&mut answer).is_err() {
+        return Choice::Resume;
+    }
+    match answer.trim().to_ascii_lowercase().as_str() {
+        "x" => Choice::Reset,
+        "a" => Choice::Abort,
+        _ => Choice::Resume,
+    }
+}
+
+/// On resume, an attempt that started but never finished (a hard stop or a
+/// crash) is dropped: it was never counted, and progress.log says so.
+fn reconcile(progress: &Progress) {
+    let events = Progress::read(progress.path());
+    let mut open: Option<(String, u64)> = None;
+    for e in &events {
+        match e["event"].as_str() {
+            Some("attempt_started") => {
+                open = Some((e["task"].as_str().unwrap_or("").to_string(), e["attempt"].as_u64().unwrap_or(0)))
+            }
+            Some("attempt_finished") | Some("attempt_dropped") => open = None,
+            _ => {}
+        }
+    }
+    if let Some((task, attempt)) = open {
+        eprintln!("zurdo: attempt {attempt} of {task} was interrupted; it is dropped and not counted");
+        progress.emit("attempt_dropped", json!({"task": task, "attempt": attempt}));
+    }
+}
+
+fn write_file(path: &Path, bytes: &[u8]) {
+    if let Some(dir) = path.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    if let Err(e) = std::fs::write(path, bytes) {
+        eprintln!("warning: cannot write {}: {e}", path.display());
+    }
+}
+
+fn first_line(text: &str) -> &str {
+    text.lines().next().unwrap_or("")
+}
+
+fn tail_chars(text: &str, n: usize) -> String {
+    let count = text.chars().count();
+    text.chars().skip(count.saturating_sub(n)).collect()
+}
