@@ -7,6 +7,6 @@ pub mod cli;
 pub mod commands;
 pub mod config;
 pub mod prompt;
-//WIP pub mod run;
+pub mod run;
 pub mod standin;
 pub mod state;

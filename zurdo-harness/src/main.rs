@@ -18,8 +18,10 @@ fn main() -> ExitCode {
     let code = match cli.command {
         cli::Command::Validate(args) => commands::validate::run(&args),
         cli::Command::Verify(args) => commands::verify::run(&args),
-        //WIP-RUN
-        cli::Command::Run(_) | cli::Command::Init(_) | cli::Command::Doctor(_) | cli::Command::Demo(_) => 2,
+        cli::Command::Run(args) => commands::run::run(&args),
+        cli::Command::Demo(args) => commands::demo::run(&args),
+        cli::Command::Init(args) => commands::init::run(&args),
+        cli::Command::Doctor(args) => commands::doctor::run(&args),
         cli::Command::State(command) => commands::state::run(&command),
         cli::Command::StandIn(args) => zurdo_harness::standin::main(&args.cli, &args.args),
     };

@@ -25,7 +25,13 @@ pub struct Invocation {
 
 /// Builds the unattended command line of `provider`'s CLI (see
 /// `docs/agents.md` for why each flag is there).
-pub fn command_line(provider: Provider, program: &str, model: &str, prompt: &str, dir: &Path) -> Invocation {
+pub fn command_line(
+    provider: Provider,
+    program: &str,
+    model: &str,
+    prompt: &str,
+    dir: &Path,
+) -> Invocation {
     let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<String>>();
     let dir_text = dir.display().to_string();
     let (args, env) = match provider {
@@ -36,7 +42,16 @@ pub fn command_line(provider: Provider, program: &str, model: &str, prompt: &str
             if unsafe { libc::geteuid() } == 0 {
                 env.push(("IS_SANDBOX".to_string(), "1".to_string()));
             }
-            let args = s(&["-p", prompt, "--output-format", "stream-json", "--verbose", "--model", model, "--dangerously-skip-permissions"]);
+            let args = s(&[
+                "-p",
+                prompt,
+                "--output-format",
+                "stream-json",
+                "--verbose",
+                "--model",
+                model,
+                "--dangerously-skip-permissions",
+            ]);
             (args, env)
         }
         Provider::OpenAi => (
@@ -70,11 +85,26 @@ pub fn command_line(provider: Provider, program: &str, model: &str, prompt: &str
             Vec::new(),
         ),
         Provider::Google => (
-            s(&["-p", prompt, "-o", "stream-json", "-m", model, "--approval-mode", "yolo", "--skip-trust"]),
+            s(&[
+                "-p",
+                prompt,
+                "-o",
+                "stream-json",
+                "-m",
+                model,
+                "--approval-mode",
+                "yolo",
+                "--skip-trust",
+            ]),
             Vec::new(),
         ),
     };
-    Invocation { program: program.to_string(), args, env, dir: dir.to_path_buf() }
+    Invocation {
+        program: program.to_string(),
+        args,
+        env,
+        dir: dir.to_path_buf(),
+    }
 }
 
 /// How one agent run went.
@@ -95,7 +125,11 @@ pub struct Outcome {
 }
 
 /// Runs `invocation` for `provider` with a deadline.
-pub fn run(provider: Provider, invocation: &Invocation, timeout: Duration) -> std::io::Result<Outcome> {
+pub fn run(
+    provider: Provider,
+    invocation: &Invocation,
+    timeout: Duration,
+) -> std::io::Result<Outcome> {
     run_observed(provider, invocation, timeout, |_| {})
 }
 
@@ -123,7 +157,14 @@ pub fn run_observed(
         Ending::Signaled(_) => (None, false),
         Ending::TimedOut => (None, true),
     };
-    Ok(Outcome { exit_code, timed_out, duration: finished.elapsed, stdout: finished.stdout, stderr: finished.stderr, report })
+    Ok(Outcome {
+        exit_code,
+        timed_out,
+        duration: finished.elapsed,
+        stdout: finished.stdout,
+        stderr: finished.stderr,
+        report,
+    })
 }
 
 #[cfg(test)]
@@ -135,14 +176,22 @@ mod tests {
         let dir = Path::new("/repo");
         let c = command_line(Provider::Anthropic, "claude", "sonnet", "do it", dir);
         assert_eq!(c.args[..2], ["-p", "do it"]);
-        assert!(c.args.contains(&"--verbose".to_string()), "stream-json needs --verbose");
-        assert!(c.args.contains(&"--dangerously-skip-permissions".to_string()));
+        assert!(
+            c.args.contains(&"--verbose".to_string()),
+            "stream-json needs --verbose"
+        );
+        assert!(c
+            .args
+            .contains(&"--dangerously-skip-permissions".to_string()));
         let x = command_line(Provider::OpenAi, "codex", "gpt", "do it", dir);
         assert_eq!(x.args[0], "exec");
         assert!(x.args.contains(&"--skip-git-repo-check".to_string()));
         assert_eq!(x.args.last().map(String::as_str), Some("do it"));
         let p = command_line(Provider::Copilot, "copilot", "m", "do it", dir);
-        assert!(p.args.contains(&"--allow-all-tools".to_string()) && p.args.contains(&"--no-ask-user".to_string()));
+        assert!(
+            p.args.contains(&"--allow-all-tools".to_string())
+                && p.args.contains(&"--no-ask-user".to_string())
+        );
         let g = command_line(Provider::Google, "gemini", "m", "do it", dir);
         assert!(g.args.contains(&"--skip-trust".to_string()));
     }

@@ -64,7 +64,15 @@ pub fn run(args: &DemoArgs) -> u8 {
     eprintln!("zurdo demo: an example repository in {}", dir.display());
     eprintln!("  the agent is a scripted stand-in for Claude Code (`zurdo stand-in claude`), so nothing is installed or spent\n");
     let prd = dir.join("prds/demo.md");
-    let code = run::run(&prd, Options { resume: false, reset: true, no_prompt: true, skip_model_check: false });
+    let code = run::run(
+        &prd,
+        Options {
+            resume: false,
+            reset: true,
+            no_prompt: true,
+            skip_model_check: false,
+        },
+    );
     eprintln!(
         "\nLook around: {0}/.zurdo/ holds prd.json (the state), progress.log (every event) and \
          iterations/ (each prompt and the agent's output; task-greeting-2.prompt opens with what failed).",
@@ -79,12 +87,18 @@ fn lay_out(dir: &Path) -> std::io::Result<()> {
     std::fs::create_dir_all(dir.join("prds"))?;
     std::fs::create_dir_all(dir.join(".zurdo"))?;
     std::fs::write(dir.join("prds/demo.md"), DEMO_PRD)?;
-    std::fs::write(dir.join("README.md"), "# demo\n\nAn example repository for `zurdo demo`.\n")?;
+    std::fs::write(
+        dir.join("README.md"),
+        "# demo\n\nAn example repository for `zurdo demo`.\n",
+    )?;
     let _ = std::fs::remove_file(dir.join("greeting.txt"));
     let exe: PathBuf = std::env::current_exe()?;
     let agent = dir.join(".zurdo/demo-agent");
     let quoted = exe.display().to_string().replace('\'', "'\\''");
-    std::fs::write(&agent, format!("#!/bin/sh\nexec '{quoted}' stand-in claude \"$@\"\n"))?;
+    std::fs::write(
+        &agent,
+        format!("#!/bin/sh\nexec '{quoted}' stand-in claude \"$@\"\n"),
+    )?;
     std::fs::set_permissions(&agent, std::fs::Permissions::from_mode(0o755))?;
     let config = format!(
         "[executor]\nprovider = \"anthropic\"\n\n[providers.anthropic]\ncommand = \"{}\"\n\n\

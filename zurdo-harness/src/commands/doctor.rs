@@ -28,7 +28,11 @@ pub fn run(args: &DoctorArgs) -> u8 {
         Some(path) => println!("config: {} (valid)", path.display()),
         None => println!("config: none; using the defaults `zurdo init` would write"),
     }
-    println!("executor: {} (`{}`)", config.executor.name(), config.command(config.executor));
+    println!(
+        "executor: {} (`{}`)",
+        config.executor.name(),
+        config.command(config.executor)
+    );
     if args.skip_probes {
         println!("probes skipped");
         return EXIT_OK;
@@ -46,7 +50,11 @@ pub fn probe_all(config: &Config, root: &Path) -> bool {
     let mut targets: Vec<(String, crate::agent::Provider, String)> = config
         .effort_map
         .get(&config.executor)
-        .map(|m| m.iter().map(|(effort, model)| (format!("effort {effort}"), config.executor, model.clone())).collect())
+        .map(|m| {
+            m.iter()
+                .map(|(effort, model)| (format!("effort {effort}"), config.executor, model.clone()))
+                .collect()
+        })
         .unwrap_or_default();
     if let Some(a) = &config.analyzer {
         targets.push(("analyzer".to_string(), a.provider, a.model.clone()));
@@ -54,9 +62,16 @@ pub fn probe_all(config: &Config, root: &Path) -> bool {
     let mut all_ok = true;
     let mut probed: Vec<(crate::agent::Provider, String, bool)> = Vec::new();
     for (label, provider, model) in targets {
-        let ok = match probed.iter().find(|(p, m, _)| *p == provider && *m == model) {
+        let ok = match probed
+            .iter()
+            .find(|(p, m, _)| *p == provider && *m == model)
+        {
             Some((_, _, ok)) => {
-                println!("  {label}: {} {model}: {} (probed above)", provider.name(), if *ok { "ok" } else { "FAILED" });
+                println!(
+                    "  {label}: {} {model}: {} (probed above)",
+                    provider.name(),
+                    if *ok { "ok" } else { "FAILED" }
+                );
                 *ok
             }
             None => {

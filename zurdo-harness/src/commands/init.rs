@@ -18,9 +18,14 @@ pub fn run(args: &InitArgs) -> u8 {
     };
     let path = root.join(zurdo::verify::CONFIG_PATH);
     if path.exists() && !args.force {
-        eprintln!("zurdo: {} exists; `zurdo init --force` overwrites it", path.display());
+        eprintln!(
+            "zurdo: {} exists; `zurdo init --force` overwrites it",
+            path.display()
+        );
     } else {
-        if let Err(e) = std::fs::create_dir_all(root.join(".zurdo")).and_then(|_| std::fs::write(&path, TEMPLATE)) {
+        if let Err(e) = std::fs::create_dir_all(root.join(".zurdo"))
+            .and_then(|_| std::fs::write(&path, TEMPLATE))
+        {
             eprintln!("zurdo: cannot write {}: {e}", path.display());
             return EXIT_INVALID;
         }
@@ -41,7 +46,10 @@ pub fn run(args: &InitArgs) -> u8 {
 /// Prints the one-time reminder to ignore `.zurdo/`; never edits the file.
 fn gitignore_hint(root: &Path) {
     let ignored = std::fs::read_to_string(root.join(".gitignore"))
-        .map(|t| t.lines().any(|l| matches!(l.trim(), ".zurdo" | ".zurdo/" | "/.zurdo" | "/.zurdo/")))
+        .map(|t| {
+            t.lines()
+                .any(|l| matches!(l.trim(), ".zurdo" | ".zurdo/" | "/.zurdo" | "/.zurdo/"))
+        })
         .unwrap_or(false);
     if !ignored {
         println!("hint: add `.zurdo/` to .gitignore (zurdo never edits it for you); keep `lessons/` tracked");

@@ -1,9 +1,9 @@
 //! One module per subcommand.
 
-//WIP pub mod demo;
-//WIP pub mod doctor;
-//WIP pub mod init;
-//WIP pub mod run;
+pub mod demo;
+pub mod doctor;
+pub mod init;
+pub mod run;
 pub mod state;
 pub mod validate;
 pub mod verify;

@@ -5,6 +5,11 @@ use crate::run::{self, Options};
 
 /// Runs the command and returns its exit status.
 pub fn run(args: &RunArgs) -> u8 {
-    let options = Options { resume: args.resume, reset: args.reset, no_prompt: args.no_prompt, skip_model_check: args.skip_model_check };
+    let options = Options {
+        resume: args.resume,
+        reset: args.reset,
+        no_prompt: args.no_prompt,
+        skip_model_check: args.skip_model_check,
+    };
     run::run(&args.prd, options)
 }

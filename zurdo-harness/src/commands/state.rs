@@ -15,7 +15,8 @@ pub fn run(command: &StateCommand) -> u8 {
                 return EXIT_INVALID;
             }
             let root = source::repo_root(prd);
-            let relative = source::relative_to(&root, prd).unwrap_or_else(|| prd.display().to_string());
+            let relative =
+                source::relative_to(&root, prd).unwrap_or_else(|| prd.display().to_string());
             println!("{}", StateDir::new(&root, &relative).dir.display());
             EXIT_OK
         }

@@ -19,7 +19,10 @@ impl Interrupt {
     pub fn install() -> Interrupt {
         let interrupt = Interrupt::default();
         let watched = interrupt.clone();
-        match signal_hook::iterator::Signals::new([signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM]) {
+        match signal_hook::iterator::Signals::new([
+            signal_hook::consts::SIGINT,
+            signal_hook::consts::SIGTERM,
+        ]) {
             Ok(mut signals) => {
                 std::thread::spawn(move || {
                     for _ in signals.forever() {
@@ -31,7 +34,9 @@ impl Interrupt {
                             eprintln!("\nzurdo: stopped; `zurdo run` again resumes (the interrupted attempt is not counted)");
                             std::process::exit(130);
                         }
-                        eprintln!("\nzurdo: stopping after this iteration (Ctrl-C again to stop now)");
+                        eprintln!(
+                            "\nzurdo: stopping after this iteration (Ctrl-C again to stop now)"
+                        );
                     }
                 });
             }
@@ -47,6 +52,7 @@ impl Interrupt {
 
     /// Records the running agent's process group (0: none).
     pub fn set_agent_group(&self, group: u32) {
-        self.agent_group.store(i32::try_from(group).unwrap_or(0), Ordering::SeqCst);
+        self.agent_group
+            .store(i32::try_from(group).unwrap_or(0), Ordering::SeqCst);
     }
 }

@@ -20,7 +20,9 @@ use crate::config::Config;
 use crate::prompt;
 use crate::state::lock::{Lock, LockError};
 use crate::state::progress::Progress;
-use crate::state::run_state::{AgentRecord, CriterionRecord, Iteration, RunState, Status, TaskState, VERSION};
+use crate::state::run_state::{
+    AgentRecord, CriterionRecord, Iteration, RunState, Status, TaskState, VERSION,
+};
 use crate::state::{self, StateDir};
 use interrupt::Interrupt;
 
@@ -84,7 +86,10 @@ impl Run {
         let bytes = source::read(prd_path).map_err(|e| (exit::INVALID, e.to_string()))?;
         let prd = zurdo::parse_bytes(&bytes).map_err(|errors| {
             let lines: Vec<String> = errors.iter().map(|e| e.render(&display)).collect();
-            (exit::INVALID, format!("{display} is not a valid PRD:\n{}", lines.join("\n")))
+            (
+                exit::INVALID,
+                format!("{display} is not a valid PRD:\n{}", lines.join("\n")),
+            )
         })?;
         let root = source::repo_root(prd_path);
         let relative = source::relative_to(&root, prd_path).unwrap_or_else(|| display.clone());
@@ -94,16 +99,17 @@ impl Run {
             .map_err(|e| (exit::INVALID, format!("{}: {e}", root.display())))?;
 
         let dir = StateDir::new(&root, &relative);
-        let lock = Lock::acquire(&dir.lock(), |warning| eprintln!("{warning}")).map_err(|e| match e {
-            LockError::Held { .. } => (exit::REFUSED, format!("{display}: {e}")),
-            LockError::Io(_) => (exit::INVALID, format!("{}: {e}", dir.lock().display())),
-        })?;
+        let lock =
+            Lock::acquire(&dir.lock(), |warning| eprintln!("{warning}")).map_err(|e| match e {
+                LockError::Held { .. } => (exit::REFUSED, format!("{display}: {e}")),
+                LockError::Io(_) => (exit::INVALID, format!("{}: {e}", dir.lock().display())),
+            })?;
         let sha1 = state::sha1_hex(&bytes);
         let progress = Progress::new(&dir.progress_log());
 
         let existing = RunState::load(&dir.prd_json()).map_err(|e| (exit::INVALID, e))?;
         let state = match existing {
-            Some(old) if options.reset => {
+            Some(_) if options.reset => {
                 archive(&dir).map_err(|e| (exit::INVALID, e))?;
                 eprintln!("zurdo: archived the previous state of {display}");
                 fresh_state(&prd, &config, &relative, &dir, &sha1)
@@ -129,7 +135,17 @@ impl Run {
             }
             None => fresh_state(&prd, &config, &relative, &dir, &sha1),
         };
-        let mut run = Run { prd, display, config, verifier, dir, state, progress, interrupt: Interrupt::install(), _lock: lock };
+        let mut run = Run {
+            prd,
+            display,
+            config,
+            verifier,
+            dir,
+            state,
+            progress,
+            interrupt: Interrupt::install(),
+            _lock: lock,
+        };
         run.save();
         if !options.skip_model_check {
             run.probe_models()?;
@@ -139,7 +155,10 @@ impl Run {
 
     fn save(&mut self) {
         if let Err(e) = self.state.save(&self.dir.prd_json()) {
-            eprintln!("warning: cannot write {}: {e}", self.dir.prd_json().display());
+            eprintln!(
+                "warning: cannot write {}: {e}",
+                self.dir.prd_json().display()
+            );
         }
     }
 
@@ -150,15 +169,36 @@ impl Run {
             .tasks
             .iter()
             .filter(|t| self.state.task(&t.id).is_some_and(|s| !s.status.settled()))
-            .filter_map(|t| self.config.model_for(&t.metadata.effort).ok().map(str::to_string))
+            .filter_map(|t| {
+                self.config
+                    .model_for(&t.metadata.effort)
+                    .ok()
+                    .map(str::to_string)
+            })
             .collect();
         for model in models {
             let provider = self.config.executor;
-            let outcome = probe::probe(provider, self.config.command(provider), &model, self.verifier.root());
-            self.progress.emit("model_probe", json!({"model": model, "ok": outcome.is_ok()}));
+            let outcome = probe::probe(
+                provider,
+                self.config.command(provider),
+                &model,
+                self.verifier.root(),
+            );
+            self.progress.emit(
+                "model_probe",
+                json!({"model": model, "ok": outcome.is_ok()}),
+            );
             match outcome {
                 Ok(warnings) => warnings.iter().for_each(|w| eprintln!("warning: {w}")),
-                Err(message) => return Err((exit::DRIFT, format!("model probe failed for `{model}` ({}): {message}", provider.name()))),
+                Err(message) => {
+                    return Err((
+                        exit::DRIFT,
+                        format!(
+                            "model probe failed for `{model}` ({}): {message}",
+                            provider.name()
+                        ),
+                    ))
+                }
             }
         }
         Ok(())
@@ -173,29 +213,49 @@ impl Run {
             self.config.executor.name(),
             self.dir.dir.display()
         );
-        self.progress.emit("run_started", json!({"prd": self.state.prd, "executor": self.state.executor}));
+        self.progress.emit(
+            "run_started",
+            json!({"prd": self.state.prd, "executor": self.state.executor}),
+        );
         let order = self.prd.run_order.clone();
         for (position, index) in order.into_iter().enumerate() {
             if self.interrupt.requested() {
                 break;
             }
             let task = self.prd.tasks[index].clone();
-            let Some(status) = self.state.task(&task.id).map(|t| t.status) else { continue };
+            let Some(status) = self.state.task(&task.id).map(|t| t.status) else {
+                continue;
+            };
             if status.settled() {
-                eprintln!("[{}/{count}] {} — {}: {} (from the saved state)", position + 1, task.id, task.title, status.name());
+                eprintln!(
+                    "[{}/{count}] {} — {}: {} (from the saved state)",
+                    position + 1,
+                    task.id,
+                    task.title,
+                    status.name()
+                );
                 continue;
             }
             eprintln!("[{}/{count}] {} — {}", position + 1, task.id, task.title);
             self.task(&task);
         }
         let finished = self.state.tasks.iter().all(|t| t.status.settled());
-        self.progress.emit("run_finished", json!({"complete": finished}));
+        self.progress
+            .emit("run_finished", json!({"complete": finished}));
         self.save();
         println!("\n{}", summary::table(&self.state));
         if !finished {
-            eprintln!("zurdo: stopped before the end; `zurdo run {}` resumes", self.display);
+            eprintln!(
+                "zurdo: stopped before the end; `zurdo run {}` resumes",
+                self.display
+            );
         }
-        let bad = self.state.tasks.iter().any(|t| matches!(t.status, Status::Failed | Status::BlockedByDependency | Status::Pending));
+        let bad = self.state.tasks.iter().any(|t| {
+            matches!(
+                t.status,
+                Status::Failed | Status::BlockedByDependency | Status::Pending
+            )
+        });
         if bad {
             exit::FAILED
         } else {
@@ -207,7 +267,9 @@ impl Run {
     /// budget runs out.
     fn task(&mut self, task: &Task) {
         if let Some(blocker) = task.metadata.depends_on.iter().find(|d| {
-            self.state.task(d).is_some_and(|s| matches!(s.status, Status::Failed | Status::BlockedByDependency))
+            self.state
+                .task(d)
+                .is_some_and(|s| matches!(s.status, Status::Failed | Status::BlockedByDependency))
         }) {
             eprintln!("  blocked: `{blocker}` did not pass");
             self.settle(task, Status::BlockedByDependency, Some(blocker.clone()));
@@ -215,22 +277,55 @@ impl Run {
         }
         let names = naming::criterion_fns(task);
         let module = naming::task_module(task);
-        if self.state.task(&task.id).is_some_and(|s| s.preflight_results.is_none()) {
-            let results: Vec<CriterionResult> = task.criteria.iter().map(|c| self.verifier.criterion(c)).collect();
+        if self
+            .state
+            .task(&task.id)
+            .is_some_and(|s| s.preflight_results.is_none())
+        {
+            let results: Vec<CriterionResult> = task
+                .criteria
+                .iter()
+                .map(|c| self.verifier.criterion(c))
+                .collect();
             let records = records(&module, &names, task, &results);
-            let passing = results.iter().filter(|r| r.verdict != CriterionVerdict::Failed).count();
-            eprintln!("  pre-flight: {passing}/{} criteria already hold", results.len());
-            self.progress.emit("preflight", json!({"task": task.id, "passing": passing, "total": results.len()}));
+            let passing = results
+                .iter()
+                .filter(|r| r.verdict != CriterionVerdict::Failed)
+                .count();
+            eprintln!(
+                "  pre-flight: {passing}/{} criteria already hold",
+                results.len()
+            );
+            self.progress.emit(
+                "preflight",
+                json!({"task": task.id, "passing": passing, "total": results.len()}),
+            );
             if let Some(t) = self.state.task_mut(&task.id) {
                 t.preflight_results = Some(records);
             }
             if passing == results.len() {
-                let manual = results.iter().any(|r| r.verdict == CriterionVerdict::PendingReview);
+                let manual = results
+                    .iter()
+                    .any(|r| r.verdict == CriterionVerdict::PendingReview);
                 if let Some(t) = self.state.task_mut(&task.id) {
                     t.passed_at_preflight = true;
                 }
-                eprintln!("  passed at pre-flight: no agent needed (this proves nothing about the run)");
-                self.settle(task, if manual { Status::PassedPendingReview } else { Status::Passed }, None);
+                if task.criteria.iter().all(zurdo::Criterion::is_manual_only) {
+                    eprintln!(
+                        "  every criterion is [manual]: awaits a human review; no agent runs"
+                    );
+                } else {
+                    eprintln!("  passed at pre-flight: no agent needed (so this run proved nothing about it)");
+                }
+                self.settle(
+                    task,
+                    if manual {
+                        Status::PassedPendingReview
+                    } else {
+                        Status::Passed
+                    },
+                    None,
+                );
                 return;
             }
             self.save();
@@ -240,11 +335,17 @@ impl Run {
             Err(_) => return,
         };
         let max = self.state.task(&task.id).map_or(1, |t| t.max_attempts);
-        let timeout = task.metadata.agent_timeout.map_or(self.config.agent_timeout, |t| t.duration());
+        let timeout = task
+            .metadata
+            .agent_timeout
+            .map_or(self.config.agent_timeout, |t| t.duration());
         loop {
             let attempt = self.state.task(&task.id).map_or(0, |t| t.attempts) + 1;
             if attempt > max {
-                eprintln!("  failed: {max} attempt{} spent", if max == 1 { "" } else { "s" });
+                eprintln!(
+                    "  failed: {max} attempt{} spent",
+                    if max == 1 { "" } else { "s" }
+                );
                 self.settle(task, Status::Failed, None);
                 return;
             }
@@ -275,29 +376,62 @@ impl Run {
         names: &[String],
     ) -> Option<Status> {
         let provider = self.config.executor;
-        let retry = self.state.task(&task.id).and_then(|t| t.retry_context.clone());
+        let retry = self
+            .state
+            .task(&task.id)
+            .and_then(|t| t.retry_context.clone());
         let prompt = prompt::render(task, provider, retry.as_deref());
         let started_at = state::now();
-        write_file(&self.dir.iteration_file(&task.id, attempt, "prompt"), prompt.as_bytes());
-        self.progress.emit("attempt_started", json!({"task": task.id, "attempt": attempt, "model": model}));
+        write_file(
+            &self.dir.iteration_file(&task.id, attempt, "prompt"),
+            prompt.as_bytes(),
+        );
+        self.progress.emit(
+            "attempt_started",
+            json!({"task": task.id, "attempt": attempt, "model": model}),
+        );
         eprintln!("  attempt {attempt}/{max} ({model}) …");
 
-        let invocation = invoke::command_line(provider, self.config.command(provider), model, &prompt, self.verifier.root());
+        let invocation = invoke::command_line(
+            provider,
+            self.config.command(provider),
+            model,
+            &prompt,
+            self.verifier.root(),
+        );
         let interrupt = self.interrupt.clone();
-        let agent = invoke::run_observed(provider, &invocation, timeout, |pid| interrupt.set_agent_group(pid));
+        let agent = invoke::run_observed(provider, &invocation, timeout, |pid| {
+            interrupt.set_agent_group(pid)
+        });
         self.interrupt.set_agent_group(0);
         let record = match &agent {
             Ok(outcome) => {
-                write_file(&self.dir.iteration_file(&task.id, attempt, "out"), &outcome.stdout);
-                write_file(&self.dir.iteration_file(&task.id, attempt, "err"), &outcome.stderr);
+                write_file(
+                    &self.dir.iteration_file(&task.id, attempt, "out"),
+                    &outcome.stdout,
+                );
+                write_file(
+                    &self.dir.iteration_file(&task.id, attempt, "err"),
+                    &outcome.stderr,
+                );
                 let r = &outcome.report;
                 eprintln!(
                     "    agent: {} in {:.1}s, {} tool call{}{}",
-                    if outcome.timed_out { "timed out".to_string() } else { format!("exit {}", outcome.exit_code.map_or("-".into(), |c| c.to_string())) },
+                    if outcome.timed_out {
+                        "timed out".to_string()
+                    } else {
+                        format!(
+                            "exit {}",
+                            outcome.exit_code.map_or("-".into(), |c| c.to_string())
+                        )
+                    },
                     outcome.duration.as_secs_f64(),
                     r.tool_calls.len(),
                     if r.tool_calls.len() == 1 { "" } else { "s" },
-                    r.error.as_ref().map_or(String::new(), |e| format!("; it reported: {}", first_line(e))),
+                    r.error.as_ref().map_or(String::new(), |e| format!(
+                        "; it reported: {}",
+                        first_line(e)
+                    )),
                 );
                 AgentRecord {
                     exit_code: outcome.exit_code,
@@ -312,24 +446,47 @@ impl Run {
             }
             Err(e) => {
                 eprintln!("    agent: could not start `{}`: {e}", invocation.program);
-                AgentRecord { error: Some(format!("could not start `{}`: {e}", invocation.program)), ..Default::default() }
+                AgentRecord {
+                    error: Some(format!("could not start `{}`: {e}", invocation.program)),
+                    ..Default::default()
+                }
             }
         };
 
-        let results: Vec<CriterionResult> = task.criteria.iter().map(|c| self.verifier.criterion(c)).collect();
-        let passed = results.iter().all(|r| r.verdict != CriterionVerdict::Failed);
-        let passing = results.iter().filter(|r| r.verdict != CriterionVerdict::Failed).count();
+        let results: Vec<CriterionResult> = task
+            .criteria
+            .iter()
+            .map(|c| self.verifier.criterion(c))
+            .collect();
+        let passed = results
+            .iter()
+            .all(|r| r.verdict != CriterionVerdict::Failed);
+        let passing = results
+            .iter()
+            .filter(|r| r.verdict != CriterionVerdict::Failed)
+            .count();
         eprintln!("    verify: {passing}/{} criteria hold", results.len());
-        for (c, r) in task.criteria.iter().zip(&results).filter(|(_, r)| r.verdict == CriterionVerdict::Failed) {
+        for (c, r) in task
+            .criteria
+            .iter()
+            .zip(&results)
+            .filter(|(_, r)| r.verdict == CriterionVerdict::Failed)
+        {
             for h in r.failures() {
                 if let zurdo::verify::Verdict::Fail(reason) = &h.verdict {
                     eprintln!("      FAIL {}: {} {reason}", c.title, h.hint);
                 }
             }
         }
-        let failures: Vec<(&zurdo::Criterion, &CriterionResult)> = task.criteria.iter().zip(&results).collect();
-        let narrative = agent.as_ref().ok().and_then(|o| o.report.final_text.clone());
-        let retry_context = (!passed).then(|| prompt::what_failed(&self.display, attempt, &failures, narrative.as_deref()));
+        let failures: Vec<(&zurdo::Criterion, &CriterionResult)> =
+            task.criteria.iter().zip(&results).collect();
+        let narrative = agent
+            .as_ref()
+            .ok()
+            .and_then(|o| o.report.final_text.clone());
+        let retry_context = (!passed).then(|| {
+            prompt::what_failed(&self.state.prd, attempt, &failures, narrative.as_deref())
+        });
         let iteration = Iteration {
             attempt,
             started_at,
@@ -345,11 +502,20 @@ impl Run {
             t.retry_context = retry_context;
         }
         self.save();
-        self.progress.emit("attempt_finished", json!({"task": task.id, "attempt": attempt, "passed": passed}));
+        self.progress.emit(
+            "attempt_finished",
+            json!({"task": task.id, "attempt": attempt, "passed": passed}),
+        );
         if passed {
-            let manual = results.iter().any(|r| r.verdict == CriterionVerdict::PendingReview);
+            let manual = results
+                .iter()
+                .any(|r| r.verdict == CriterionVerdict::PendingReview);
             eprintln!("  passed on attempt {attempt}");
-            Some(if manual { Status::PassedPendingReview } else { Status::Passed })
+            Some(if manual {
+                Status::PassedPendingReview
+            } else {
+                Status::Passed
+            })
         } else {
             None
         }
@@ -361,7 +527,10 @@ impl Run {
             t.blocked_by = blocker;
         }
         self.save();
-        self.progress.emit("task_settled", json!({"task": task.id, "status": status.name()}));
+        self.progress.emit(
+            "task_settled",
+            json!({"task": task.id, "status": status.name()}),
+        );
     }
 }
 
@@ -375,7 +544,11 @@ fn check_efforts(prd: &Prd, config: &Config) -> Result<(), String> {
                 task.metadata.lines.effort,
                 task.metadata.effort,
                 config.executor.name(),
-                if keys.is_empty() { "nothing".to_string() } else { keys.join(", ") }
+                if keys.is_empty() {
+                    "nothing".to_string()
+                } else {
+                    keys.join(", ")
+                }
             ));
         }
     }
@@ -413,7 +586,12 @@ fn fresh_state(prd: &Prd, config: &Config, relative: &str, dir: &StateDir, sha1:
     }
 }
 
-fn records(module: &str, names: &[String], task: &Task, results: &[CriterionResult]) -> Vec<CriterionRecord> {
+fn records(
+    module: &str,
+    names: &[String],
+    task: &Task,
+    results: &[CriterionResult],
+) -> Vec<CriterionRecord> {
     task.criteria
         .iter()
         .zip(results)
@@ -440,7 +618,8 @@ fn archive(dir: &StateDir) -> Result<(), String> {
             continue;
         }
         let to: PathBuf = target.join(&name);
-        std::fs::rename(entry.path(), &to).map_err(|e| format!("cannot archive {}: {e}", entry.path().display()))?;
+        std::fs::rename(entry.path(), &to)
+            .map_err(|e| format!("cannot archive {}: {e}", entry.path().display()))?;
     }
     Ok(())
 }
@@ -477,14 +656,19 @@ fn reconcile(progress: &Progress) {
     for e in &events {
         match e["event"].as_str() {
             Some("attempt_started") => {
-                open = Some((e["task"].as_str().unwrap_or("").to_string(), e["attempt"].as_u64().unwrap_or(0)))
+                open = Some((
+                    e["task"].as_str().unwrap_or("").to_string(),
+                    e["attempt"].as_u64().unwrap_or(0),
+                ))
             }
             Some("attempt_finished") | Some("attempt_dropped") => open = None,
             _ => {}
         }
     }
     if let Some((task, attempt)) = open {
-        eprintln!("zurdo: attempt {attempt} of {task} was interrupted; it is dropped and not counted");
+        eprintln!(
+            "zurdo: attempt {attempt} of {task} was interrupted; it is dropped and not counted"
+        );
         progress.emit("attempt_dropped", json!({"task": task, "attempt": attempt}));
     }
 }

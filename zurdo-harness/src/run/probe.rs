@@ -16,13 +16,26 @@ pub const PROBE_PREFIX: &str = "zurdo-probe:";
 pub const PROBE_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// Probes `model`; `Ok` carries advisory warnings, `Err` the CLI's reason.
-pub fn probe(provider: Provider, command: &str, model: &str, dir: &Path) -> Result<Vec<String>, String> {
+pub fn probe(
+    provider: Provider,
+    command: &str,
+    model: &str,
+    dir: &Path,
+) -> Result<Vec<String>, String> {
     let prompt = format!("{PROBE_PREFIX} reply with the single word OK and nothing else.");
     let invocation = invoke::command_line(provider, command, model, &prompt, dir);
-    let outcome = invoke::run(provider, &invocation, PROBE_TIMEOUT)
-        .map_err(|e| format!("cannot start `{command}`: {e} (is the {} CLI installed? see [providers.{}] command)", provider.default_command(), provider.name()))?;
+    let outcome = invoke::run(provider, &invocation, PROBE_TIMEOUT).map_err(|e| {
+        format!(
+            "cannot start `{command}`: {e} (is the {} CLI installed? see [providers.{}] command)",
+            provider.default_command(),
+            provider.name()
+        )
+    })?;
     if outcome.timed_out {
-        return Err(format!("no answer within {}s (no network or no credentials?)", PROBE_TIMEOUT.as_secs()));
+        return Err(format!(
+            "no answer within {}s (no network or no credentials?)",
+            PROBE_TIMEOUT.as_secs()
+        ));
     }
     let report = &outcome.report;
     if let Some(error) = &report.error {
@@ -30,8 +43,24 @@ pub fn probe(provider: Provider, command: &str, model: &str, dir: &Path) -> Resu
     }
     if outcome.exit_code != Some(0) {
         let stderr = String::from_utf8_lossy(&outcome.stderr);
-        let last = stderr.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim().to_string();
-        return Err(format!("exited with {}{}", outcome.exit_code.map_or("a signal".into(), |c| format!("code {c}")), if last.is_empty() { String::new() } else { format!(": {last}") }));
+        let last = stderr
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("")
+            .trim()
+            .to_string();
+        return Err(format!(
+            "exited with {}{}",
+            outcome
+                .exit_code
+                .map_or("a signal".into(), |c| format!("code {c}")),
+            if last.is_empty() {
+                String::new()
+            } else {
+                format!(": {last}")
+            }
+        ));
     }
     let mut warnings = Vec::new();
     if vocabulary::canary_silent(report) {
@@ -42,7 +71,10 @@ pub fn probe(provider: Provider, command: &str, model: &str, dir: &Path) -> Resu
         ));
     }
     if vocabulary::usage_gap(report) {
-        warnings.push(format!("usage gap: {} answered without token counts; tokens will show as 0", provider.default_command()));
+        warnings.push(format!(
+            "usage gap: {} answered without token counts; tokens will show as 0",
+            provider.default_command()
+        ));
     }
     Ok(warnings)
 }

@@ -7,9 +7,33 @@ use crate::state::run_state::{RunState, Status};
 /// Renders the table: status, attempts, tokens and cost per task, then the
 /// totals and the passed-at-pre-flight tally.
 pub fn table(state: &RunState) -> String {
-    let width = state.tasks.iter().map(|t| t.id.len()).max().unwrap_or(4).max(4);
+    let width = state
+        .tasks
+        .iter()
+        .map(|t| t.id.len())
+        .max()
+        .unwrap_or(4)
+        .max(4);
+    let label = |t: &crate::state::run_state::TaskState| {
+        if t.passed_at_preflight {
+            format!("{} (pre-flight)", t.status.name())
+        } else {
+            t.status.name().to_string()
+        }
+    };
+    let status_width = state
+        .tasks
+        .iter()
+        .map(|t| label(t).len())
+        .max()
+        .unwrap_or(6)
+        .max(6);
     let mut out = String::new();
-    let _ = writeln!(out, "{:<width$}  {:<22} {:>8}  {:>14}  {:>9}", "task", "status", "attempts", "tokens in/out", "cost");
+    let _ = writeln!(
+        out,
+        "{:<width$}  {:<status_width$}  {:>8}  {:>14}  {:>9}",
+        "task", "status", "attempts", "tokens in/out", "cost"
+    );
     let (mut input, mut output, mut cost, mut any_cost) = (0u64, 0u64, 0f64, false);
     for t in &state.tasks {
         let tokens = t.tokens();
@@ -20,12 +44,11 @@ pub fn table(state: &RunState) -> String {
             cost += c;
             any_cost = true;
         }
-        let status = if t.passed_at_preflight { format!("{} (pre-flight)", t.status.name()) } else { t.status.name().to_string() };
         let _ = writeln!(
             out,
-            "{:<width$}  {:<22} {:>8}  {:>14}  {:>9}",
+            "{:<width$}  {:<status_width$}  {:>8}  {:>14}  {:>9}",
             t.id,
-            status,
+            label(t),
             format!("{}/{}", t.attempts, t.max_attempts),
             format!("{}/{}", tokens.input_tokens, tokens.output_tokens),
             c.map_or("-".to_string(), |c| format!("${c:.4}")),
@@ -46,7 +69,11 @@ pub fn table(state: &RunState) -> String {
     let _ = writeln!(
         out,
         "tokens: {input} in, {output} out; cost: {}",
-        if any_cost { format!("${cost:.4}") } else { "not reported by the CLI".to_string() }
+        if any_cost {
+            format!("${cost:.4}")
+        } else {
+            "not reported by the CLI".to_string()
+        }
     );
     out
 }
