@@ -59,7 +59,7 @@ pub enum Command {
 
     /// A scripted stand-in for an agent CLI (the demo agent and the tests'
     /// agents): `zurdo stand-in <claude|codex|copilot|gemini> <that CLI's args>…`.
-    #[command(hide = true)]
+    #[command(hide = true, disable_help_flag = true, disable_version_flag = true)]
     StandIn(StandInArgs),
 }
 

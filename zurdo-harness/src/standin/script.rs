@@ -1,0 +1,411 @@
+//! The script: what a stand-in invocation does, read from the JSON file
+//! named by `ZURDO_STAND_IN_SCRIPT` (the format is documented on the parent
+//! module), plus the invocation counters kept next to it.
+
+use std::collections::BTreeMap;
+use std::fs::OpenOptions;
+use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::os::unix::io::AsRawFd;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Deserializer, Serialize};
+
+use super::RETRY_MARKER;
+
+/// A whole script: every invocation of the stand-in reads it afresh.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Script {
+    /// The N-th non-probe invocation (0-based, counted in `<script>.count`)
+    /// performs `attempts[N]`; past the end the last one repeats; with none,
+    /// an attempt with every field at its default.
+    pub attempts: Vec<Attempt>,
+    /// Checked first, in order: the first rule whose `contains` occurs in
+    /// the prompt supplies the attempt (the counter still advances).
+    pub on_prompt: Vec<PromptRule>,
+    /// What a probe (a prompt starting with `zurdo-probe:`) does; default:
+    /// answer `OK` with a little usage.
+    pub probe: Option<Attempt>,
+    /// Models that fail, by the name passed on the command line (or, for
+    /// Claude, the name an alias resolves to).
+    pub models: BTreeMap<String, ModelStatus>,
+    /// Whether the CLI is logged in.
+    pub auth: Auth,
+    /// A file that gets one JSON line per invocation (`cli`, `args`, `cwd`,
+    /// `workdir`, `prompt`, `probe`, `attempt`); relative to the script's
+    /// directory.
+    pub log: Option<PathBuf>,
+}
+
+/// An attempt chosen by the prompt's content.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PromptRule {
+    /// Text the prompt must contain.
+    pub contains: String,
+    /// What to do then.
+    pub attempt: Attempt,
+}
+
+/// What one invocation does, in this order: echo the prompt, the first
+/// events, `retries`, `tool_calls`, `write`, `append`, `delete`, `run`,
+/// sleep, print `stderr`, the final answer (or `error`), exit.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Attempt {
+    /// Write the prompt received to this file (relative to the working dir).
+    pub echo_prompt_to: Option<PathBuf>,
+    /// Tool calls reported in the stream without doing anything.
+    pub tool_calls: Vec<ToolCallSpec>,
+    /// Files to create or overwrite: path (relative to the working dir) →
+    /// contents.
+    pub write: BTreeMap<String, String>,
+    /// Text to append to files (created when missing).
+    pub append: BTreeMap<String, String>,
+    /// Files or directories to delete.
+    pub delete: Vec<String>,
+    /// Shell commands (`sh -c`, in the working dir, stdin closed).
+    pub run: Commands,
+    /// Non-fatal retry notices emitted first (Claude `api_retry`, Codex
+    /// `Reconnecting...` errors, Gemini's stderr lines, Copilot warnings).
+    pub retries: u32,
+    /// Sleep this long after the actions, before the final answer.
+    pub sleep_ms: u64,
+    /// Text written to stderr after the actions.
+    pub stderr: Option<String>,
+    /// The final assistant text; default `Done.` (`OK` for probes). An
+    /// empty string emits no assistant text at all.
+    pub text: Option<String>,
+    /// Token counts; absent → defaults; `null` → the stream carries none.
+    #[serde(deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Option<Tokens>>,
+    /// Claude's `total_cost_usd`; default computed from the tokens.
+    pub cost_usd: Option<f64>,
+    /// A run-level error, reported the CLI's way after the actions.
+    pub error: Option<ErrorSpec>,
+    /// The process exit status; default 0, or the CLI's own on an error.
+    pub exit: Option<u8>,
+}
+
+fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<Tokens>>, D::Error> {
+    Option::<Tokens>::deserialize(d).map(Some)
+}
+
+/// One shell command or several.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Commands {
+    /// `"run": "make"`
+    One(String),
+    /// `"run": ["make", "make test"]`
+    Many(Vec<String>),
+}
+
+impl Default for Commands {
+    fn default() -> Self {
+        Commands::Many(Vec::new())
+    }
+}
+
+impl Commands {
+    /// The commands, in order.
+    pub fn list(&self) -> Vec<String> {
+        match self {
+            Commands::One(c) => vec![c.clone()],
+            Commands::Many(v) => v.clone(),
+        }
+    }
+}
+
+/// A tool call that is only reported.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolCallSpec {
+    /// The tool's name as the CLI would print it (`Read`, `view`, …).
+    pub name: String,
+    /// Its input (any JSON; default `{}`).
+    #[serde(default = "empty_object")]
+    pub input: serde_json::Value,
+    /// Its output.
+    #[serde(default)]
+    pub output: String,
+    /// Whether it succeeded (default true).
+    #[serde(default = "yes")]
+    pub ok: bool,
+}
+
+fn empty_object() -> serde_json::Value {
+    serde_json::Value::Object(serde_json::Map::new())
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// Token counts. `input_tokens` includes the cached ones.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Tokens {
+    /// Input tokens, cached ones included.
+    pub input_tokens: u64,
+    /// Output tokens.
+    pub output_tokens: u64,
+    /// Input tokens served from a cache.
+    pub cached_input_tokens: u64,
+}
+
+impl Tokens {
+    /// The default usage of a normal attempt.
+    pub const ATTEMPT: Tokens = Tokens {
+        input_tokens: 1200,
+        output_tokens: 80,
+        cached_input_tokens: 0,
+    };
+    /// The default usage of a probe.
+    pub const PROBE: Tokens = Tokens {
+        input_tokens: 12,
+        output_tokens: 1,
+        cached_input_tokens: 0,
+    };
+
+    /// Input tokens not served from a cache.
+    pub fn uncached(&self) -> u64 {
+        self.input_tokens.saturating_sub(self.cached_input_tokens)
+    }
+}
+
+/// A run-level error: a bare message, or a kind with an optional message.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ErrorSpec {
+    /// `"error": "boom"` (kind `other`).
+    Message(String),
+    /// `"error": {"kind": "rate_limit", "message": "…"}`.
+    Detailed {
+        /// What went wrong.
+        #[serde(default)]
+        kind: ErrorKind,
+        /// The text; default per kind and CLI.
+        #[serde(default)]
+        message: Option<String>,
+    },
+}
+
+impl ErrorSpec {
+    /// The error's kind.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            ErrorSpec::Message(_) => ErrorKind::Other,
+            ErrorSpec::Detailed { kind, .. } => *kind,
+        }
+    }
+
+    /// The scripted message, if any.
+    pub fn message(&self) -> Option<&str> {
+        match self {
+            ErrorSpec::Message(m) => Some(m),
+            ErrorSpec::Detailed { message, .. } => message.as_deref(),
+        }
+    }
+}
+
+/// Kinds of run-level error.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorKind {
+    /// Not logged in or a bad key.
+    Auth,
+    /// Rate limited.
+    RateLimit,
+    /// Out of quota or credits.
+    Quota,
+    /// The vendor's server failed.
+    Server,
+    /// The model is unknown.
+    Model,
+    /// Anything else.
+    #[default]
+    Other,
+}
+
+/// How a model behaves.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ModelStatus {
+    /// Works.
+    #[default]
+    Ok,
+    /// Does not exist.
+    Unknown,
+    /// Exists but the account's plan does not include it.
+    Plan,
+    /// Needs a login the CLI does not have.
+    Unauthenticated,
+}
+
+/// Whether the CLI is logged in.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Auth {
+    /// Logged in.
+    #[default]
+    Ok,
+    /// Not logged in: every invocation fails the CLI's way.
+    Missing,
+}
+
+impl Script {
+    /// Reads and parses a script file.
+    pub fn load(path: &Path) -> Result<Script, String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        serde_json::from_str(&text)
+            .map_err(|e| format!("{} is not a valid script: {e}", path.display()))
+    }
+
+    /// The attempt for a non-probe invocation numbered `index` (0-based)
+    /// whose prompt is `prompt`.
+    pub fn attempt_for(&self, index: u64, prompt: &str) -> Attempt {
+        if let Some(rule) = self.on_prompt.iter().find(|r| prompt.contains(&r.contains)) {
+            return rule.attempt.clone();
+        }
+        let i = usize::try_from(index).unwrap_or(usize::MAX);
+        self.attempts
+            .get(i)
+            .or(self.attempts.last())
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// The attempt a probe performs.
+    pub fn probe_attempt(&self) -> Attempt {
+        self.probe.clone().unwrap_or_else(|| Attempt {
+            text: Some("OK".into()),
+            ..Attempt::default()
+        })
+    }
+
+    /// How `model` behaves (checked under each of `names`).
+    pub fn model_status(&self, names: &[&str]) -> ModelStatus {
+        names
+            .iter()
+            .find_map(|n| self.models.get(*n).copied())
+            .unwrap_or_default()
+    }
+}
+
+/// The demo agent used when no script is named: a first attempt writes
+/// `greeting.txt` subtly wrong (`hello world`), a retry — a prompt holding
+/// [`RETRY_MARKER`] — writes it right (`Hello, world!`).
+pub fn demo_script() -> Script {
+    let wrong = Attempt {
+        write: BTreeMap::from([("greeting.txt".to_string(), "hello world\n".to_string())]),
+        text: Some("Created greeting.txt with the greeting.".into()),
+        ..Attempt::default()
+    };
+    let right = Attempt {
+        write: BTreeMap::from([("greeting.txt".to_string(), "Hello, world!\n".to_string())]),
+        text: Some("Fixed greeting.txt: it now reads exactly `Hello, world!` (capitalised, with the comma and the exclamation mark).".into()),
+        ..Attempt::default()
+    };
+    Script {
+        attempts: vec![wrong],
+        on_prompt: vec![PromptRule {
+            contains: RETRY_MARKER.to_string(),
+            attempt: right,
+        }],
+        ..Script::default()
+    }
+}
+
+/// Adds one to the counter in `path` (created at 0) under an exclusive
+/// `flock`, returning the value before: the 0-based number of this call.
+pub fn bump_counter(path: &Path) -> io::Result<u64> {
+    let mut file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)?;
+    // SAFETY: flock on a descriptor we own; the lock is released when the
+    // file is closed at the end of this function.
+    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let mut text = String::new();
+    file.read_to_string(&mut text)?;
+    let n: u64 = text.trim().parse().unwrap_or(0);
+    file.set_len(0)?;
+    file.seek(SeekFrom::Start(0))?;
+    writeln!(file, "{}", n + 1)?;
+    Ok(n)
+}
+
+/// `<script>.<suffix>`, next to the script.
+pub fn sidecar(script: &Path, suffix: &str) -> PathBuf {
+    let mut name = script.as_os_str().to_os_string();
+    name.push(".");
+    name.push(suffix);
+    PathBuf::from(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn usage_absent_null_and_given_are_told_apart() {
+        let a: Attempt = serde_json::from_str("{}").unwrap();
+        assert_eq!(a.usage, None);
+        let a: Attempt = serde_json::from_str(r#"{"usage": null}"#).unwrap();
+        assert_eq!(a.usage, Some(None));
+        let a: Attempt = serde_json::from_str(r#"{"usage": {"input_tokens": 5}}"#).unwrap();
+        assert_eq!(
+            a.usage,
+            Some(Some(Tokens {
+                input_tokens: 5,
+                ..Tokens::default()
+            }))
+        );
+    }
+
+    #[test]
+    fn typos_are_refused() {
+        assert!(serde_json::from_str::<Attempt>(r#"{"wirte": {}}"#).is_err());
+        assert!(serde_json::from_str::<Script>(r#"{"attempt": []}"#).is_err());
+    }
+
+    #[test]
+    fn attempts_repeat_the_last_and_rules_win() {
+        let s: Script = serde_json::from_str(
+            r#"{"attempts": [{"text": "a"}, {"text": "b"}], "on_prompt": [{"contains": "again", "attempt": {"text": "r"}}]}"#,
+        )
+        .unwrap();
+        assert_eq!(s.attempt_for(0, "x").text.as_deref(), Some("a"));
+        assert_eq!(s.attempt_for(5, "x").text.as_deref(), Some("b"));
+        assert_eq!(s.attempt_for(0, "do it again").text.as_deref(), Some("r"));
+        assert_eq!(Script::default().attempt_for(3, "x"), Attempt::default());
+    }
+
+    #[test]
+    fn the_demo_is_wrong_first_and_right_on_retry() {
+        let demo = demo_script();
+        let first = demo.attempt_for(0, "# Task\nwrite the greeting");
+        assert_eq!(first.write["greeting.txt"], "hello world\n");
+        let retry = demo.attempt_for(1, &format!("# Task\n{RETRY_MARKER}\n[grep] failed"));
+        assert_eq!(retry.write["greeting.txt"], "Hello, world!\n");
+    }
+
+    #[test]
+    fn the_counter_counts() {
+        let dir =
+            std::env::temp_dir().join(format!("zurdo-standin-counter-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("s.json.count");
+        let _ = std::fs::remove_file(&path);
+        assert_eq!(bump_counter(&path).unwrap(), 0);
+        assert_eq!(bump_counter(&path).unwrap(), 1);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "2\n");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
