@@ -400,8 +400,14 @@ impl Run {
             self.verifier.root(),
         );
         let interrupt = self.interrupt.clone();
+        let progress = &self.progress;
         let agent = invoke::run_observed(provider, &invocation, timeout, |pid| {
-            interrupt.set_agent_group(pid)
+            interrupt.set_agent_group(pid);
+            // Recorded so a resume after a hard stop can kill an agent that outlived zurdo.
+            progress.emit(
+                "agent_started",
+                json!({"task": task.id, "attempt": attempt, "process_group": pid}),
+            );
         });
         self.interrupt.set_agent_group(0);
         let record = match &agent {
@@ -653,19 +659,33 @@ fn ask_resume(options: &Options, display: &str) -> Choice {
 fn reconcile(progress: &Progress) {
     let events = Progress::read(progress.path());
     let mut open: Option<(String, u64)> = None;
+    let mut group: Option<u64> = None;
     for e in &events {
         match e["event"].as_str() {
             Some("attempt_started") => {
                 open = Some((
                     e["task"].as_str().unwrap_or("").to_string(),
                     e["attempt"].as_u64().unwrap_or(0),
-                ))
+                ));
+                group = None;
             }
-            Some("attempt_finished") | Some("attempt_dropped") => open = None,
+            Some("agent_started") => group = e["process_group"].as_u64(),
+            Some("attempt_finished") | Some("attempt_dropped") => {
+                open = None;
+                group = None;
+            }
             _ => {}
         }
     }
     if let Some((task, attempt)) = open {
+        // An agent that outlived a hard stop must not keep editing the tree.
+        if let Some(group) = group.and_then(|g| i32::try_from(g).ok()).filter(|&g| g > 0) {
+            // SAFETY: kill with signal 0 only asks whether the process group exists.
+            if unsafe { libc::kill(-group, 0) } == 0 {
+                eprintln!("zurdo: the interrupted agent (process group {group}) is still running; stopping it");
+                zurdo::exec::kill_group(group);
+            }
+        }
         eprintln!(
             "zurdo: attempt {attempt} of {task} was interrupted; it is dropped and not counted"
         );
