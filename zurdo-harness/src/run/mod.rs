@@ -3,6 +3,7 @@
 //! state under `.zurdo/<slug>/` and resume.
 
 pub mod interrupt;
+pub mod live;
 pub mod probe;
 pub mod summary;
 
@@ -217,6 +218,7 @@ impl Run {
             "run_started",
             json!({"prd": self.state.prd, "executor": self.state.executor}),
         );
+        self.check_skills();
         let order = self.prd.run_order.clone();
         for (position, index) in order.into_iter().enumerate() {
             if self.interrupt.requested() {
@@ -243,7 +245,9 @@ impl Run {
         self.progress
             .emit("run_finished", json!({"complete": finished}));
         self.save();
-        println!("\n{}", summary::table(&self.state));
+        let table = summary::table(&self.state);
+        self.write_report(&table);
+        println!("\n{table}");
         if !finished {
             eprintln!(
                 "zurdo: stopped before the end; `zurdo run {}` resumes",
@@ -390,7 +394,8 @@ impl Run {
             "attempt_started",
             json!({"task": task.id, "attempt": attempt, "model": model}),
         );
-        eprintln!("  attempt {attempt}/{max} ({model}) …");
+        let label = format!("  attempt {attempt}/{max} ({model})");
+        eprintln!("{label} …");
 
         let invocation = invoke::command_line(
             provider,
@@ -401,6 +406,7 @@ impl Run {
         );
         let interrupt = self.interrupt.clone();
         let progress = &self.progress;
+        let spinner = live::Spinner::start(label);
         let agent = invoke::run_observed(provider, &invocation, timeout, |pid| {
             interrupt.set_agent_group(pid);
             // Recorded so a resume after a hard stop can kill an agent that outlived zurdo.
@@ -409,6 +415,7 @@ impl Run {
                 json!({"task": task.id, "attempt": attempt, "process_group": pid}),
             );
         });
+        drop(spinner);
         self.interrupt.set_agent_group(0);
         let record = match &agent {
             Ok(outcome) => {
@@ -524,6 +531,55 @@ impl Run {
             })
         } else {
             None
+        }
+    }
+
+    /// `reports/<time>.json` (the state) and `.md` (the summary).
+    fn write_report(&self, table: &str) {
+        let stamp = state::now().replace(':', "-");
+        let json = serde_json::to_vec_pretty(&self.state).unwrap_or_default();
+        write_file(&self.dir.reports().join(format!("{stamp}.json")), &json);
+        let md = format!(
+            "# zurdo run report: {}\n\nstarted {}, written {}\n\n```\n{table}```\n",
+            self.state.prd,
+            self.state.started_at,
+            state::now()
+        );
+        write_file(
+            &self.dir.reports().join(format!("{stamp}.md")),
+            md.as_bytes(),
+        );
+    }
+
+    /// Skills are user-managed: warn (never fail) when one a task names is
+    /// not where the executor's CLI discovers skills.
+    fn check_skills(&self) {
+        let dirs: &[&str] = match self.config.executor {
+            crate::agent::Provider::Anthropic => &[".claude/skills"],
+            crate::agent::Provider::OpenAi | crate::agent::Provider::Copilot => &[".agents/skills"],
+            crate::agent::Provider::Google => &[".gemini/skills", ".agents/skills"],
+        };
+        let home = std::env::var_os("HOME").map(PathBuf::from);
+        let mut seen = BTreeSet::new();
+        for task in &self.prd.tasks {
+            for skill in &task.metadata.skills {
+                if !seen.insert(skill.clone()) {
+                    continue;
+                }
+                let found = dirs.iter().any(|d| {
+                    self.verifier.root().join(d).join(skill).is_dir()
+                        || home
+                            .as_ref()
+                            .is_some_and(|h| h.join(d).join(skill).is_dir())
+                });
+                if !found {
+                    eprintln!(
+                        "warning: skill `{skill}` ({}) is not in {} under the repository or your home; zurdo does not install PRD skills",
+                        task.id,
+                        dirs.join(" or ")
+                    );
+                }
+            }
         }
     }
 
