@@ -124,7 +124,7 @@ impl Run {
                 }
                 match ask_resume(&options, &display) {
                     Choice::Resume => {
-                        reconcile(&progress);
+                        reconcile(&progress, &old);
                         old
                     }
                     Choice::Reset => {
@@ -712,7 +712,7 @@ fn ask_resume(options: &Options, display: &str) -> Choice {
 
 /// On resume, an attempt that started but never finished (a hard stop or a
 /// crash) is dropped: it was never counted, and progress.log says so.
-fn reconcile(progress: &Progress) {
+fn reconcile(progress: &Progress, state: &RunState) {
     let events = Progress::read(progress.path());
     let mut open: Option<(String, u64)> = None;
     let mut group: Option<u64> = None;
@@ -733,7 +733,14 @@ fn reconcile(progress: &Progress) {
             _ => {}
         }
     }
-    if let Some((task, attempt)) = open {
+    // A crash between saving prd.json and logging attempt_finished leaves the
+    // attempt recorded: it counted, and nothing is dropped.
+    let recorded = |task: &str, attempt: u64| {
+        state
+            .task(task)
+            .is_some_and(|t| t.iterations.iter().any(|i| u64::from(i.attempt) == attempt))
+    };
+    if let Some((task, attempt)) = open.filter(|(t, a)| !recorded(t, *a)) {
         // An agent that outlived a hard stop must not keep editing the tree.
         if let Some(group) = group.and_then(|g| i32::try_from(g).ok()).filter(|&g| g > 0) {
             // SAFETY: kill with signal 0 only asks whether the process group exists.

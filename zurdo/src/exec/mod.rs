@@ -91,7 +91,11 @@ pub fn run(command: Command, timeout: Duration) -> std::io::Result<Finished> {
 /// Like [`run`], telling `on_spawn` the new process group's id (the child's
 /// pid) so a caller can kill the group from elsewhere, e.g. on a second
 /// Ctrl-C.
-pub fn run_observed(mut command: Command, timeout: Duration, on_spawn: impl FnOnce(u32)) -> std::io::Result<Finished> {
+pub fn run_observed(
+    mut command: Command,
+    timeout: Duration,
+    on_spawn: impl FnOnce(u32),
+) -> std::io::Result<Finished> {
     use std::os::unix::process::CommandExt;
     command.process_group(0);
     let start = Instant::now();
