@@ -1,0 +1,161 @@
+//! Ctrl-C during `zurdo run`: once finishes the iteration and leaves a
+//! resumable run; twice stops at once, kills the agent's process group, and
+//! the dropped attempt is not counted on resume.
+
+mod common;
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::text;
+
+const PRD: &str = "# PRD: interrupt\n\n## Task: task-slow — Slow work\n**Effort**: low\n**Depends-on**: []\n**Max-Attempts**: 3\n\n\
+### Description\nWrite done.txt.\n\n### Acceptance Criteria\n- [ ] done [file-exists: done.txt]\n\n\
+## Task: task-after — Later work\n**Effort**: low\n**Depends-on**: [task-slow]\n\n### Description\nWrite after.txt.\n\n\
+### Acceptance Criteria\n- [ ] after [file-exists: after.txt]\n";
+
+/// A repository whose claude is the stand-in, driven by `script`.
+fn setup(script: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path();
+    for d in [".git", ".zurdo", "prds"] {
+        std::fs::create_dir_all(root.join(d)).expect("mkdir");
+    }
+    std::fs::write(root.join("prds/p.md"), PRD).expect("prd");
+    let agent = root.join(".zurdo/agent");
+    std::fs::write(
+        &agent,
+        format!(
+            "#!/bin/sh\nexec '{}' stand-in claude \"$@\"\n",
+            env!("CARGO_BIN_EXE_zurdo")
+        ),
+    )
+    .expect("agent");
+    std::fs::set_permissions(&agent, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    std::fs::write(
+        root.join(".zurdo/config.toml"),
+        format!(
+            "[providers.anthropic]\ncommand = \"{}\"\n[effort_map.anthropic]\nlow = \"haiku\"\n",
+            agent.display()
+        ),
+    )
+    .expect("config");
+    std::fs::write(root.join("script.json"), script).expect("script");
+    dir
+}
+
+fn start(root: &Path) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_zurdo"))
+        .args(["run", "--no-prompt", "prds/p.md"])
+        .current_dir(root)
+        .env("ZURDO_STAND_IN_SCRIPT", root.join("script.json"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("zurdo runs")
+}
+
+fn sigint(child: &Child) {
+    // SAFETY: sending a signal to our own child process.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+}
+
+/// Waits until `path` exists (the agent has started), up to 10 s.
+fn wait_for(path: &Path) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !path.exists() {
+        assert!(
+            Instant::now() < deadline,
+            "{} never appeared",
+            path.display()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn state(root: &Path) -> serde_json::Value {
+    let dir = std::fs::read_dir(root.join(".zurdo"))
+        .expect("state")
+        .flatten()
+        .find(|e| e.file_name().to_string_lossy().starts_with("p-"))
+        .expect("slug dir");
+    serde_json::from_slice(&std::fs::read(dir.path().join("prd.json")).expect("prd.json"))
+        .expect("valid JSON")
+}
+
+#[test]
+fn one_ctrl_c_finishes_the_iteration_and_resumes_cleanly() {
+    // The agent marks that it started, works 1.5 s, then writes done.txt.
+    let r = setup(
+        r#"{"attempts": [{"write": {"started": "1"}, "run": "sleep 1.5 && echo ok > done.txt"}, {"write": {"after.txt": "x"}}]}"#,
+    );
+    let child = start(r.path());
+    wait_for(&r.path().join("started"));
+    sigint(&child);
+    let out = child.wait_with_output().expect("wait");
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "stopped early: {stderr}");
+    assert!(stderr.contains("stopping after this iteration"), "{stderr}");
+    assert!(
+        r.path().join("done.txt").exists(),
+        "the iteration ran to its end"
+    );
+    assert!(
+        text(&out.stdout).contains("task-slow"),
+        "the summary printed"
+    );
+    let s = state(r.path());
+    assert_eq!(s["tasks"][0]["status"], "passed");
+    assert_eq!(s["tasks"][1]["status"], "pending");
+
+    let out = start(r.path()).wait_with_output().expect("resume");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let s = state(r.path());
+    assert_eq!(s["tasks"][1]["status"], "passed");
+    assert_eq!(s["tasks"][0]["attempts"], 1);
+}
+
+#[test]
+fn two_ctrl_c_stop_now_kill_the_agent_and_do_not_count_the_attempt() {
+    let r = setup(
+        r#"{"attempts": [{"write": {"started": "1"}, "run": "sleep 3 && echo late > late.txt"}, {"write": {"done.txt": "ok", "after.txt": "x"}}]}"#,
+    );
+    let child = start(r.path());
+    wait_for(&r.path().join("started"));
+    sigint(&child);
+    std::thread::sleep(Duration::from_millis(200));
+    sigint(&child);
+    let started = Instant::now();
+    let out = child.wait_with_output().expect("wait");
+    assert_eq!(out.status.code(), Some(130), "{}", text(&out.stderr));
+    assert!(started.elapsed() < Duration::from_secs(2));
+    std::thread::sleep(Duration::from_millis(3500));
+    assert!(
+        !r.path().join("late.txt").exists(),
+        "the agent's process group outlived the hard stop"
+    );
+    assert_eq!(
+        state(r.path())["tasks"][0]["attempts"],
+        0,
+        "the interrupted attempt is not counted"
+    );
+
+    let out = start(r.path()).wait_with_output().expect("resume");
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("was interrupted; it is dropped and not counted"),
+        "{stderr}"
+    );
+    let s = state(r.path());
+    assert_eq!(
+        s["tasks"][0]["attempts"], 1,
+        "the re-run attempt is attempt 1"
+    );
+    assert_eq!(s["tasks"][0]["iterations"][0]["attempt"], 1);
+}
