@@ -67,6 +67,31 @@ pub fn render(task: &Task, provider: Provider, retry: Option<&str>) -> String {
     out
 }
 
+/// The `# Standing Rules` section a retry opens with when the last attempt
+/// broke a standing rule (empty when none broke).
+pub fn standing_section(
+    broken: &[(zurdo::verify::StandingRule, zurdo::verify::HintResult)],
+) -> String {
+    if broken.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from(
+        "# Standing Rules\n\nStanding rules hold for every task, whatever the task says. The last attempt broke:\n\n",
+    );
+    for (rule, result) in broken {
+        let _ = writeln!(
+            out,
+            "- standing rule broken: {} — {}",
+            rule.hint.source, rule.why
+        );
+        if let Verdict::Fail(reason) = &result.verdict {
+            let _ = writeln!(out, "  {reason}");
+        }
+    }
+    out.push('\n');
+    out
+}
+
 /// The "what failed" section for the next attempt: each failing hint with
 /// its typed reason and bounded output, then the tail of the agent's own
 /// narrative.

@@ -114,3 +114,27 @@ fn verify_has_help() {
     assert_eq!(out.status.code(), Some(0));
     assert!(text(&out.stdout).contains("Usage: zurdo verify"));
 }
+
+#[test]
+fn standing_rules_are_checked_too() {
+    let config =
+        "[[verification.standing]]\nhint = \"[file-absent: debug.log]\"\nwhy = \"no stray logs\"\n";
+    let r = repo(&[
+        ("prds/demo.md", PRD),
+        ("note.txt", "made by zurdo\n"),
+        (".zurdo/config.toml", config),
+    ]);
+    let out = zurdo(&["verify", "prds/demo.md"], r.path());
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    assert!(text(&out.stdout).contains("PASS    [file-absent: debug.log] — no stray logs"));
+    std::fs::write(r.path().join("debug.log"), "x").expect("write");
+    let out = zurdo(&["verify", "--format", "json", "prds/demo.md"], r.path());
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "a broken standing rule fails verify"
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(doc["standing"][0]["why"], "no stray logs");
+    assert_eq!(doc["standing"][0]["reason"], "present");
+}

@@ -31,7 +31,17 @@ struct Report<'a> {
     prd: String,
     root: String,
     criteria: Vec<Row<'a>>,
+    standing: Vec<StandingRow>,
     summary: Tally,
+}
+
+/// One standing rule's outcome.
+#[derive(Serialize)]
+struct StandingRow {
+    hint: String,
+    why: String,
+    #[serde(flatten)]
+    result: zurdo::verify::HintResult,
 }
 
 /// Runs the command and returns its exit status.
@@ -83,6 +93,12 @@ pub fn run(args: &VerifyArgs) -> u8 {
             CriterionVerdict::PendingReview => summary.pending_review += 1,
         }
     }
+    let standing = check_standing(&verifier, human);
+    let broken = standing
+        .iter()
+        .filter(|r| !r.result.verdict.passed())
+        .count();
+    summary.failed += broken;
     let code = if summary.failed == 0 {
         EXIT_OK
     } else {
@@ -92,6 +108,7 @@ pub fn run(args: &VerifyArgs) -> u8 {
         prd: shown,
         root: verifier.root().display().to_string(),
         criteria: rows,
+        standing,
         summary,
     };
     match args.format {
@@ -102,6 +119,36 @@ pub fn run(args: &VerifyArgs) -> u8 {
         },
     }
     code
+}
+
+/// Checks `[[verification.standing]]` (config was validated when loaded).
+fn check_standing(verifier: &Verifier, live: bool) -> Vec<StandingRow> {
+    let rules = verifier.config().standing_rules().unwrap_or_default();
+    if live && !rules.is_empty() {
+        println!("\nstanding rules (hold for every task)");
+    }
+    rules
+        .into_iter()
+        .map(|rule| {
+            let result = verifier.check(&rule.hint);
+            if live {
+                let status = if result.verdict.passed() {
+                    "PASS"
+                } else {
+                    "FAIL"
+                };
+                println!("  {status:<6}  {} — {}", rule.hint.source, rule.why);
+                if let zurdo::verify::Verdict::Fail(reason) = &result.verdict {
+                    println!("          {reason}");
+                }
+            }
+            StandingRow {
+                hint: rule.hint.source.clone(),
+                why: rule.why,
+                result,
+            }
+        })
+        .collect()
 }
 
 /// Checks the criteria task by task in run order, printing each row as it

@@ -13,7 +13,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde_json::json;
-use zurdo::verify::{CriterionResult, CriterionVerdict, Verifier};
+use zurdo::verify::{
+    render, CriterionResult, CriterionVerdict, HintResult, StandingRule, Verifier,
+};
 use zurdo::{naming, source, Prd, Task};
 
 use crate::agent::invoke;
@@ -78,6 +80,9 @@ struct Run {
     state: RunState,
     progress: Progress,
     interrupt: Interrupt,
+    standing: Vec<StandingRule>,
+    /// Set when the run must stop with exit 3 (a standing set over budget).
+    refused: Option<String>,
     _lock: Lock,
 }
 
@@ -136,6 +141,10 @@ impl Run {
             }
             None => fresh_state(&prd, &config, &relative, &dir, &sha1),
         };
+        let standing = config
+            .verification
+            .standing_rules()
+            .map_err(|e| (exit::INVALID, e))?;
         let mut run = Run {
             prd,
             display,
@@ -145,13 +154,63 @@ impl Run {
             state,
             progress,
             interrupt: Interrupt::install(),
+            standing,
+            refused: None,
             _lock: lock,
         };
         run.save();
+        run.preflight_standing()?;
         if !options.skip_model_check {
             run.probe_models()?;
         }
         Ok(Some(run))
+    }
+
+    /// The standing set must hold before any agent runs: a rule already red
+    /// is aspirational, and every task would fail on it.
+    fn preflight_standing(&mut self) -> Result<(), Refusal> {
+        if self.standing.is_empty() {
+            return Ok(());
+        }
+        let broken = self.check_standing().map_err(|e| (exit::REFUSED, e))?;
+        self.progress.emit(
+            "standing_preflight",
+            json!({"rules": self.standing.len(), "broken": broken.len()}),
+        );
+        if broken.is_empty() {
+            eprintln!("zurdo: {} standing rule(s) hold", self.standing.len());
+            return Ok(());
+        }
+        let lines: Vec<String> = broken
+            .iter()
+            .map(|(rule, result)| render::standing_failure(rule, result))
+            .collect();
+        Err((
+            exit::REFUSED,
+            format!("the standing rules must hold before a run starts:\n{}\nfix the tree (or the rule in .zurdo/config.toml) first", lines.join("\n")),
+        ))
+    }
+
+    /// Checks every standing rule; the broken ones, or an error when the
+    /// set took longer than `standing_budget_seconds`.
+    fn check_standing(&self) -> Result<Vec<(StandingRule, HintResult)>, String> {
+        let started = std::time::Instant::now();
+        let mut broken = Vec::new();
+        for rule in &self.standing {
+            let result = self.verifier.check(&rule.hint);
+            if !result.verdict.passed() {
+                broken.push((rule.clone(), result));
+            }
+        }
+        let took = started.elapsed();
+        let budget = self.config.verification.standing_budget_seconds;
+        if took > Duration::from_secs(budget) {
+            return Err(format!(
+                "the standing rules took {:.1}s, over [verification] standing_budget_seconds = {budget}; make them faster or raise the budget",
+                took.as_secs_f64()
+            ));
+        }
+        Ok(broken)
     }
 
     fn save(&mut self) {
@@ -221,7 +280,7 @@ impl Run {
         self.check_skills();
         let order = self.prd.run_order.clone();
         for (position, index) in order.into_iter().enumerate() {
-            if self.interrupt.requested() {
+            if self.interrupt.requested() || self.refused.is_some() {
                 break;
             }
             let task = self.prd.tasks[index].clone();
@@ -253,6 +312,10 @@ impl Run {
                 "zurdo: stopped before the end; `zurdo run {}` resumes",
                 self.display
             );
+        }
+        if let Some(message) = &self.refused {
+            eprintln!("zurdo: {message}");
+            return exit::REFUSED;
         }
         let bad = self.state.tasks.iter().any(|t| {
             matches!(
@@ -353,7 +416,7 @@ impl Run {
                 self.settle(task, Status::Failed, None);
                 return;
             }
-            if self.interrupt.requested() {
+            if self.interrupt.requested() || self.refused.is_some() {
                 return;
             }
             match self.attempt(task, attempt, max, &model, timeout, &module, &names) {
@@ -491,6 +554,25 @@ impl Run {
                 }
             }
         }
+        let broken = match self.check_standing() {
+            Ok(b) => b,
+            Err(e) => {
+                self.refused = Some(e);
+                Vec::new()
+            }
+        };
+        for (rule, _) in &broken {
+            eprintln!(
+                "      standing rule broken: {} — {}",
+                rule.hint.source, rule.why
+            );
+        }
+        let standing_failures: Vec<String> = broken
+            .iter()
+            .map(|(r, _)| format!("standing rule broken: {} — {}", r.hint.source, r.why))
+            .collect();
+        let criteria_passed = passed;
+        let passed = criteria_passed && broken.is_empty() && self.refused.is_none();
         let failures: Vec<(&zurdo::Criterion, &CriterionResult)> =
             task.criteria.iter().zip(&results).collect();
         let narrative = agent
@@ -498,7 +580,16 @@ impl Run {
             .ok()
             .and_then(|o| o.report.final_text.clone());
         let retry_context = (!passed).then(|| {
-            prompt::what_failed(&self.state.prd, attempt, &failures, narrative.as_deref())
+            let mut context = prompt::standing_section(&broken);
+            if !criteria_passed {
+                context.push_str(&prompt::what_failed(
+                    &self.state.prd,
+                    attempt,
+                    &failures,
+                    narrative.as_deref(),
+                ));
+            }
+            context
         });
         let iteration = Iteration {
             attempt,
@@ -507,6 +598,7 @@ impl Run {
             model: model.to_string(),
             agent: record,
             criteria: records(module, names, task, &results),
+            standing_failures,
             passed,
         };
         if let Some(t) = self.state.task_mut(&task.id) {

@@ -99,6 +99,9 @@ pub struct Iteration {
     pub agent: AgentRecord,
     /// zurdo's verdicts.
     pub criteria: Vec<CriterionRecord>,
+    /// `standing rule broken: [<hint>] — <why>`, one per broken rule.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub standing_failures: Vec<String>,
     /// True when every automated criterion passed.
     pub passed: bool,
 }

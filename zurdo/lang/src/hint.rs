@@ -172,14 +172,16 @@ pub struct HintError {
 }
 
 impl HintError {
-    fn new(message: impl Into<String>) -> Self {
+    /// An error without a fix.
+    pub fn new(message: impl Into<String>) -> Self {
         HintError {
             message: message.into(),
             fix: None,
         }
     }
 
-    fn with_fix(message: impl Into<String>, fix: impl Into<String>) -> Self {
+    /// An error with its fix.
+    pub fn with_fix(message: impl Into<String>, fix: impl Into<String>) -> Self {
         HintError {
             message: message.into(),
             fix: Some(fix.into()),
@@ -196,6 +198,30 @@ pub enum Block {
     Proves(String),
     /// Not shaped like a hint at all (`[edge]`): it belongs to the title.
     Text,
+}
+
+/// Parses one whole hint as written, brackets included (`[grep: x in y]`),
+/// as standing rules in config are. `[manual]` is refused: a standing rule
+/// must be checkable by zurdo.
+pub fn parse_hint(text: &str) -> Result<Hint, HintError> {
+    let trimmed = text.trim();
+    let Some(inner) = trimmed.strip_prefix('[').and_then(|t| t.strip_suffix(']')) else {
+        return Err(HintError::with_fix(
+            format!("`{trimmed}` is not a hint in brackets"),
+            "write it as in a PRD, e.g. \"[no-grep: todo!\\( in src/**/*.rs]\"",
+        ));
+    };
+    match read_block(inner)? {
+        Block::Hint(Check::Manual) => Err(HintError::with_fix(
+            "[manual] cannot be a standing rule",
+            "a standing rule must be a hint zurdo can check: shell, grep, no-grep, file-exists, file-absent, symbol, references or callers",
+        )),
+        Block::Hint(check) => Ok(Hint { check, source: trimmed.to_string() }),
+        Block::Proves(_) | Block::Text => Err(HintError::with_fix(
+            format!("`{trimmed}` is not a hint"),
+            format!("known kinds: {}", HINT_KINDS.join(", ")),
+        )),
+    }
 }
 
 /// Reads the text inside one bracket block (brackets excluded).

@@ -60,8 +60,45 @@ pub fn trials(sources: &[Source]) -> Result<Vec<Trial>, String> {
                 format!("{}: cannot open the repository root: {e}", root.display())
             })?);
         add_trials(&mut trials, source, &prd, &verifier);
+        add_standing(&mut trials, source, &verifier)?;
     }
     Ok(trials)
+}
+
+/// One trial per `[[verification.standing]]` rule, named
+/// `standing::<why as an identifier>` (under the PRD's module when the
+/// harness holds several PRDs).
+fn add_standing(
+    trials: &mut Vec<Trial>,
+    source: &Source,
+    verifier: &Arc<Verifier>,
+) -> Result<(), String> {
+    let rules = verifier.config().standing_rules()?;
+    let mut names: Vec<String> = Vec::new();
+    for rule in rules {
+        let base = crate::naming::identifier(&rule.why);
+        let mut name = base.clone();
+        let mut n = 1;
+        while names.contains(&name) {
+            n += 1;
+            name = format!("{base}_{n}");
+        }
+        names.push(name.clone());
+        let full = match source.module {
+            Some(module) => format!("{module}::standing::{name}"),
+            None => format!("standing::{name}"),
+        };
+        let verifier = Arc::clone(verifier);
+        trials.push(Trial::test(full, move || {
+            let result = verifier.check(&rule.hint);
+            if result.verdict.passed() {
+                Ok(())
+            } else {
+                Err(verify::render::standing_failure(&rule, &result).into())
+            }
+        }));
+    }
+    Ok(())
 }
 
 fn add_trials(trials: &mut Vec<Trial>, source: &Source, prd: &Prd, verifier: &Arc<Verifier>) {

@@ -21,7 +21,43 @@ pub struct VerificationConfig {
     pub env_allowlist: Vec<String>,
     /// Run-wide globs the agent must not modify (enforced by the run loop).
     pub protected_paths: Vec<String>,
+    /// Repository-wide invariants checked after every task's criteria, on
+    /// every attempt (`[[verification.standing]]`).
+    pub standing: Vec<StandingRuleConfig>,
+    /// The most seconds the whole standing set may take at once.
+    pub standing_budget_seconds: u64,
 }
+
+/// One `[[verification.standing]]` entry as written.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StandingRuleConfig {
+    /// The hint, written as in a PRD: `"[no-grep: dbg!\\( in src/**/*.rs]"`.
+    pub hint: String,
+    /// Why the rule holds for every task.
+    pub why: String,
+}
+
+/// A checked standing rule.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StandingRule {
+    /// The parsed hint.
+    pub hint: crate::hint::Hint,
+    /// Why it holds.
+    pub why: String,
+}
+
+/// The hint kinds a standing rule may use (no `[manual]`, no `[http:]`).
+const STANDING_KINDS: [&str; 8] = [
+    "shell",
+    "grep",
+    "no-grep",
+    "file-exists",
+    "file-absent",
+    "symbol",
+    "references",
+    "callers",
+];
 
 impl Default for VerificationConfig {
     fn default() -> Self {
@@ -30,6 +66,8 @@ impl Default for VerificationConfig {
             http_read_limit: 1024 * 1024,
             env_allowlist: Vec::new(),
             protected_paths: Vec::new(),
+            standing: Vec::new(),
+            standing_budget_seconds: 30,
         }
     }
 }
@@ -88,7 +126,42 @@ impl VerificationConfig {
         if v.http_read_limit == 0 {
             return Err("[verification] http_read_limit must be at least 1".into());
         }
+        if v.standing_budget_seconds == 0 {
+            return Err("[verification] standing_budget_seconds must be at least 1".into());
+        }
+        v.standing_rules()?;
         Ok(v)
+    }
+
+    /// The standing rules, parsed; an error names the rule and what is wrong.
+    pub fn standing_rules(&self) -> Result<Vec<StandingRule>, String> {
+        self.standing
+            .iter()
+            .enumerate()
+            .map(|(i, rule)| {
+                let at = format!("[[verification.standing]] #{} (`{}`)", i + 1, rule.hint);
+                let hint = crate::hint::parse_hint(&rule.hint).map_err(|e| match e.fix {
+                    Some(fix) => format!("{at}: {}; {fix}", e.message),
+                    None => format!("{at}: {}", e.message),
+                })?;
+                if !STANDING_KINDS.contains(&hint.kind()) {
+                    return Err(format!(
+                        "{at}: [{}:] cannot be a standing rule; use one of {}",
+                        hint.kind(),
+                        STANDING_KINDS.join(", ")
+                    ));
+                }
+                if rule.why.trim().is_empty() {
+                    return Err(format!(
+                        "{at}: `why` is empty; say why the rule holds for every task"
+                    ));
+                }
+                Ok(StandingRule {
+                    hint,
+                    why: rule.why.trim().to_string(),
+                })
+            })
+            .collect()
     }
 }
 
@@ -121,6 +194,36 @@ mod tests {
             VerificationConfig::parse("[defaults]\nmax_attempts = 3\n").unwrap(),
             VerificationConfig::default()
         );
+    }
+
+    #[test]
+    fn standing_rules_are_checked_hints_with_a_reason() {
+        let ok = "[[verification.standing]]\nhint = \"[no-grep: dbg!\\\\( in src/**/*.rs]\"\nwhy = \"no debug prints\"\n";
+        let v = VerificationConfig::parse(ok).unwrap();
+        let rules = v.standing_rules().unwrap();
+        assert_eq!(rules[0].hint.kind(), "no-grep");
+        assert_eq!(rules[0].why, "no debug prints");
+        for (hint, expected) in [
+            ("[manual]", "[manual] cannot be a standing rule"),
+            (
+                "[http: GET http://localhost/ -> 200]",
+                "cannot be a standing rule",
+            ),
+            ("no brackets", "is not a hint in brackets"),
+            ("[grep: x]", "has no ` in PATH-OR-GLOB`"),
+        ] {
+            let text = format!("[[verification.standing]]\nhint = \"{hint}\"\nwhy = \"w\"\n");
+            let e = VerificationConfig::parse(&text).unwrap_err();
+            assert!(e.contains("#1") && e.contains(expected), "{hint}: {e}");
+        }
+        let e = VerificationConfig::parse(
+            "[[verification.standing]]\nhint = \"[shell: true]\"\nwhy = \" \"\n",
+        )
+        .unwrap_err();
+        assert!(e.contains("`why` is empty"), "{e}");
+        let e = VerificationConfig::parse("[[verification.standing]]\nhint = \"[shell: true]\"\n")
+            .unwrap_err();
+        assert!(e.contains("why"), "{e}");
     }
 
     #[test]

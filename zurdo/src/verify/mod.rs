@@ -16,6 +16,6 @@ pub mod render;
 pub(crate) mod runners;
 mod verifier;
 
-pub use config::{ConfigError, VerificationConfig, CONFIG_PATH};
+pub use config::{ConfigError, StandingRule, StandingRuleConfig, VerificationConfig, CONFIG_PATH};
 pub use outcome::{Blob, Captured, CriterionVerdict, Evidence, HintResult, Reason, Verdict};
 pub use verifier::{CriterionResult, Verifier};

@@ -23,6 +23,20 @@ pub fn failure(display: &str, criterion: &Criterion, result: &CriterionResult) -
     out.trim_end().to_string()
 }
 
+/// Explains a broken standing rule: `standing rule broken: [<hint>] — <why>`,
+/// then the reason and output as for a criterion.
+pub fn standing_failure(rule: &super::StandingRule, result: &HintResult) -> String {
+    let mut out = format!(
+        "standing rule broken: {} — {}\n",
+        rule.hint.source, rule.why
+    );
+    if let Verdict::Fail(reason) = &result.verdict {
+        let _ = writeln!(out, "  {reason}");
+    }
+    describe(&mut out, result);
+    out.trim_end().to_string()
+}
+
 fn describe(out: &mut String, hint: &HintResult) {
     if let Some(note) = &hint.evidence.note {
         let _ = writeln!(out, "    {note}");
