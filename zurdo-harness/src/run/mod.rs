@@ -101,9 +101,6 @@ impl Run {
         let relative = source::relative_to(&root, prd_path).unwrap_or_else(|| display.clone());
         let config = Config::load(&root).map_err(|e| (exit::INVALID, e))?;
         check_efforts(&prd, &config).map_err(|e| (exit::INVALID, e))?;
-        let verifier = Verifier::new(&root, config.verification.clone())
-            .map_err(|e| (exit::INVALID, format!("{}: {e}", root.display())))?;
-
         let dir = StateDir::new(&root, &relative);
         let lock =
             Lock::acquire(&dir.lock(), |warning| eprintln!("{warning}")).map_err(|e| match e {
@@ -141,6 +138,10 @@ impl Run {
             }
             None => fresh_state(&prd, &config, &relative, &dir, &sha1),
         };
+        let mut config = config;
+        let state = fix_policy(state, &dir, &mut config);
+        let verifier = Verifier::new(&root, config.verification.clone())
+            .map_err(|e| (exit::INVALID, format!("{}: {e}", root.display())))?;
         let standing = config
             .verification
             .standing_rules()
@@ -713,6 +714,45 @@ fn check_efforts(prd: &Prd, config: &Config) -> Result<(), String> {
     }
 }
 
+/// Records the policy of a fresh run (`policy` in prd.json, `policy.json`,
+/// `config-at-run-start.toml`), or, on resume, puts the run-start
+/// `[verification]` back in force and warns when today's config would hash
+/// differently.
+fn fix_policy(mut state: RunState, dir: &StateDir, config: &mut Config) -> RunState {
+    let today = crate::policy::id(&config.verification);
+    if state.policy.is_empty() {
+        state.policy = today;
+        write_file(
+            &dir.policy_json(),
+            crate::policy::canonical(&config.verification).as_bytes(),
+        );
+        let text = match &config.source {
+            Some(path) => std::fs::read_to_string(path).unwrap_or_default(),
+            None => crate::config::TEMPLATE.to_string(),
+        };
+        write_file(&dir.config_at_run_start(), text.as_bytes());
+        return state;
+    }
+    if state.policy == today {
+        return state;
+    }
+    eprintln!(
+        "warning: policy changed since run start; this run keeps the run-start policy ({})",
+        &state.policy[..12.min(state.policy.len())]
+    );
+    let start = std::fs::read_to_string(dir.config_at_run_start())
+        .ok()
+        .and_then(|text| zurdo::verify::VerificationConfig::parse(&text).ok());
+    match start {
+        Some(v) if crate::policy::id(&v) == state.policy => config.verification = v,
+        _ => eprintln!(
+            "warning: {} no longer matches the recorded policy; today's [verification] applies (the run-start record was altered)",
+            dir.config_at_run_start().display()
+        ),
+    }
+    state
+}
+
 fn fresh_state(prd: &Prd, config: &Config, relative: &str, dir: &StateDir, sha1: &str) -> RunState {
     let now = state::now();
     RunState {
@@ -721,6 +761,7 @@ fn fresh_state(prd: &Prd, config: &Config, relative: &str, dir: &StateDir, sha1:
         prd_sha1: sha1.to_string(),
         slug: dir.slug.clone(),
         executor: config.executor.name().to_string(),
+        policy: String::new(),
         started_at: now.clone(),
         updated_at: now,
         tasks: prd

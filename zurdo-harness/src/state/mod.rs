@@ -53,6 +53,16 @@ impl StateDir {
         self.dir.join("prd.json")
     }
 
+    /// `policy.json`.
+    pub fn policy_json(&self) -> PathBuf {
+        self.dir.join("policy.json")
+    }
+
+    /// `config-at-run-start.toml`.
+    pub fn config_at_run_start(&self) -> PathBuf {
+        self.dir.join("config-at-run-start.toml")
+    }
+
     /// `progress.log`.
     pub fn progress_log(&self) -> PathBuf {
         self.dir.join("progress.log")

@@ -170,6 +170,9 @@ pub struct RunState {
     pub slug: String,
     /// The executor provider.
     pub executor: String,
+    /// SHA-256 of the policy document in force at run start (`policy.json`).
+    #[serde(default)]
+    pub policy: String,
     /// When the run started.
     pub started_at: String,
     /// When this file was last written.

@@ -1,0 +1,94 @@
+//! The policy identifier: which verdict-changing rules were in force for a
+//! run. A canonical JSON document of the effective `[verification]`
+//! settings (defaults made explicit), hashed with SHA-256, recorded as
+//! `policy` in prd.json and written beside it as `policy.json`, so two runs'
+//! rules can be compared with `sha256sum policy.json`.
+
+use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
+use zurdo::verify::env::DEFAULT_ALLOWLIST;
+use zurdo::verify::VerificationConfig;
+
+/// The canonical policy document (keys sorted; every default spelled out).
+pub fn document(v: &VerificationConfig) -> Value {
+    let mut allowlist: Vec<String> = DEFAULT_ALLOWLIST.iter().map(|s| s.to_string()).collect();
+    allowlist.extend(v.env_allowlist.iter().cloned());
+    allowlist.sort();
+    allowlist.dedup();
+    let mut protected = v.protected_paths.clone();
+    protected.sort();
+    json!({
+        "version": 1,
+        "criterion_seconds": v.criterion_seconds,
+        "http_read_limit": v.http_read_limit,
+        "env_allowlist": allowlist,
+        "protected_paths": protected,
+        "standing": v.standing.iter().map(|r| json!({"hint": r.hint, "why": r.why})).collect::<Vec<_>>(),
+        "standing_budget_seconds": v.standing_budget_seconds,
+        "clean_room": "off",
+        "verification": serde_json::to_value(v).unwrap_or(Value::Null),
+    })
+}
+
+/// The document as canonical bytes (serde_json's maps are sorted).
+pub fn canonical(v: &VerificationConfig) -> String {
+    document(v).to_string()
+}
+
+/// SHA-256 of the canonical document, hex.
+pub fn id(v: &VerificationConfig) -> String {
+    Sha256::digest(canonical(v).as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_id_changes_with_any_verdict_changing_setting_and_only_then() {
+        let base = VerificationConfig::default();
+        assert_eq!(id(&base), id(&VerificationConfig::default()));
+        let changes = [
+            VerificationConfig {
+                criterion_seconds: 1,
+                ..Default::default()
+            },
+            VerificationConfig {
+                http_read_limit: 1,
+                ..Default::default()
+            },
+            VerificationConfig {
+                env_allowlist: vec!["X".into()],
+                ..Default::default()
+            },
+            VerificationConfig {
+                protected_paths: vec!["a".into()],
+                ..Default::default()
+            },
+            VerificationConfig {
+                standing_budget_seconds: 5,
+                ..Default::default()
+            },
+        ];
+        for changed in changes {
+            assert_ne!(id(&base), id(&changed), "{changed:?}");
+        }
+        // Order of a set-like list does not matter.
+        let a = VerificationConfig {
+            protected_paths: vec!["a".into(), "b".into()],
+            ..Default::default()
+        };
+        let b = VerificationConfig {
+            protected_paths: vec!["b".into(), "a".into()],
+            ..Default::default()
+        };
+        assert_eq!(
+            document(&a)["protected_paths"],
+            document(&b)["protected_paths"]
+        );
+        assert_eq!(id(&base).len(), 64);
+    }
+}
