@@ -141,6 +141,17 @@ pub fn run_observed(
     on_spawn: impl FnOnce(u32),
 ) -> std::io::Result<Outcome> {
     let mut command = Command::new(&invocation.program);
+    // The agent dies with zurdo: its own process group (needed for the
+    // timeout) keeps a `kill -9` of zurdo from reaching it otherwise.
+    // SAFETY: the closure runs between fork and exec and only calls prctl,
+    // which is async-signal-safe.
+    unsafe {
+        use std::os::unix::process::CommandExt;
+        command.pre_exec(|| {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            Ok(())
+        });
+    }
     command
         .args(&invocation.args)
         .envs(invocation.env.iter().map(|(k, v)| (k, v)))

@@ -4,6 +4,7 @@
 
 pub mod interrupt;
 pub mod live;
+pub mod orphans;
 pub mod probe;
 pub mod summary;
 
@@ -343,6 +344,31 @@ impl Run {
             self.settle(task, Status::BlockedByDependency, Some(blocker.clone()));
             return;
         }
+        // A stop between recording a passing attempt and settling the task:
+        // the verdict is in prd.json, so settle it rather than spend another attempt.
+        let recorded_pass = self
+            .state
+            .task(&task.id)
+            .and_then(|t| t.iterations.last())
+            .filter(|i| i.passed)
+            .map(|i| {
+                i.criteria
+                    .iter()
+                    .any(|c| c.verdict == CriterionVerdict::PendingReview)
+            });
+        if let Some(manual) = recorded_pass {
+            eprintln!("  passed (attempt recorded before the last stop)");
+            self.settle(
+                task,
+                if manual {
+                    Status::PassedPendingReview
+                } else {
+                    Status::Passed
+                },
+                None,
+            );
+            return;
+        }
         let names = naming::criterion_fns(task);
         let module = naming::task_module(task);
         if self
@@ -474,10 +500,13 @@ impl Run {
         let agent = invoke::run_observed(provider, &invocation, timeout, |pid| {
             interrupt.set_agent_group(pid);
             // Recorded so a resume after a hard stop can kill an agent that outlived zurdo.
-            progress.emit(
-                "agent_started",
-                json!({"task": task.id, "attempt": attempt, "process_group": pid}),
-            );
+            let mut fields = json!({"task": task.id, "attempt": attempt, "process_group": pid});
+            if let (Some(mark), Some(map)) = (orphans::Mark::of(pid), fields.as_object_mut()) {
+                if let serde_json::Value::Object(extra) = mark.to_json() {
+                    map.extend(extra);
+                }
+            }
+            progress.emit("agent_started", fields);
         });
         drop(spinner);
         self.interrupt.set_agent_group(0);
@@ -629,9 +658,17 @@ impl Run {
 
     /// `reports/<time>.json` (the state) and `.md` (the summary).
     fn write_report(&self, table: &str) {
-        let stamp = state::now().replace(':', "-");
+        let json_path = unique(
+            &self.dir.reports(),
+            &state::now().replace(':', "-"),
+            ".json",
+        );
+        let stamp = json_path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
         let json = serde_json::to_vec_pretty(&self.state).unwrap_or_default();
-        write_file(&self.dir.reports().join(format!("{stamp}.json")), &json);
+        write_file(&json_path, &json);
         let md = format!(
             "# zurdo run report: {}\n\nstarted {}, written {}\n\n```\n{table}```\n",
             self.state.prd,
@@ -803,8 +840,7 @@ fn records(
 /// Moves everything in the state directory except the lock and the archive
 /// into `.archive/<timestamp>/`.
 fn archive(dir: &StateDir) -> Result<(), String> {
-    let stamp = state::now().replace(':', "-");
-    let target = dir.archive().join(&stamp);
+    let target = unique(&dir.archive(), &state::now().replace(':', "-"), "");
     std::fs::create_dir_all(&target).map_err(|e| format!("{}: {e}", target.display()))?;
     let entries = std::fs::read_dir(&dir.dir).map_err(|e| format!("{}: {e}", dir.dir.display()))?;
     for entry in entries.flatten() {
@@ -848,7 +884,7 @@ fn ask_resume(options: &Options, display: &str) -> Choice {
 fn reconcile(progress: &Progress, state: &RunState) {
     let events = Progress::read(progress.path());
     let mut open: Option<(String, u64)> = None;
-    let mut group: Option<u64> = None;
+    let mut agent: Option<orphans::Mark> = None;
     for e in &events {
         match e["event"].as_str() {
             Some("attempt_started") => {
@@ -856,12 +892,12 @@ fn reconcile(progress: &Progress, state: &RunState) {
                     e["task"].as_str().unwrap_or("").to_string(),
                     e["attempt"].as_u64().unwrap_or(0),
                 ));
-                group = None;
+                agent = None;
             }
-            Some("agent_started") => group = e["process_group"].as_u64(),
+            Some("agent_started") => agent = orphans::Mark::from_json(e),
             Some("attempt_finished") | Some("attempt_dropped") => {
                 open = None;
-                group = None;
+                agent = None;
             }
             _ => {}
         }
@@ -874,12 +910,13 @@ fn reconcile(progress: &Progress, state: &RunState) {
             .is_some_and(|t| t.iterations.iter().any(|i| u64::from(i.attempt) == attempt))
     };
     if let Some((task, attempt)) = open.filter(|(t, a)| !recorded(t, *a)) {
-        // An agent that outlived a hard stop must not keep editing the tree.
-        if let Some(group) = group.and_then(|g| i32::try_from(g).ok()).filter(|&g| g > 0) {
-            // SAFETY: kill with signal 0 only asks whether the process group exists.
-            if unsafe { libc::kill(-group, 0) } == 0 {
-                eprintln!("zurdo: the interrupted agent (process group {group}) is still running; stopping it");
-                zurdo::exec::kill_group(group);
+        // What is left of the interrupted agent must not keep editing the tree.
+        if let Some(mark) = &agent {
+            let killed = mark.kill_survivors();
+            if killed > 0 {
+                eprintln!(
+                    "zurdo: stopped {killed} process(es) left over from the interrupted agent"
+                );
             }
         }
         eprintln!(
@@ -887,6 +924,18 @@ fn reconcile(progress: &Progress, state: &RunState) {
         );
         progress.emit("attempt_dropped", json!({"task": task, "attempt": attempt}));
     }
+}
+
+/// `dir/<stem><ext>`, or `dir/<stem>-2<ext>`, `-3`… when that exists (two
+/// resets or reports in the same second must not overwrite each other).
+fn unique(dir: &Path, stem: &str, ext: &str) -> PathBuf {
+    let mut candidate = dir.join(format!("{stem}{ext}"));
+    let mut n = 1;
+    while candidate.exists() {
+        n += 1;
+        candidate = dir.join(format!("{stem}-{n}{ext}"));
+    }
+    candidate
 }
 
 fn write_file(path: &Path, bytes: &[u8]) {

@@ -1,0 +1,140 @@
+//! Agents that outlive zurdo. An agent runs in its own process group (so a
+//! timeout can kill everything it started), which also means a `kill -9` of
+//! zurdo does not reach it. Two defences: the agent's CLI gets
+//! `PR_SET_PDEATHSIG` (it dies with zurdo), and each attempt records a mark
+//! of its process group so a resume can stop what is left of it, and only
+//! that: a process group id can be reused, so the mark carries the leader's
+//! start time and the boot id, and only processes of that group that started
+//! no earlier than the leader, in the same boot, are killed.
+
+use serde_json::{json, Value};
+
+/// Identifies one agent process group beyond its reusable id.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mark {
+    /// The process group id (the agent's pid).
+    pub group: u32,
+    /// The leader's start time, in clock ticks since boot.
+    pub start: u64,
+    /// `/proc/sys/kernel/random/boot_id`.
+    pub boot: String,
+}
+
+fn boot_id() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/random/boot_id")
+        .unwrap_or_default()
+        .trim()
+        .to_string()
+}
+
+/// `(pgrp, starttime)` of a process, from `/proc/<pid>/stat`.
+fn stat(pid: u32) -> Option<(u32, u64)> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let (_, rest) = text.rsplit_once(") ")?;
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let pgrp = fields.get(2)?.parse().ok()?;
+    let start = fields.get(19)?.parse().ok()?;
+    Some((pgrp, start))
+}
+
+impl Mark {
+    /// The mark of the process group led by `pid`, just spawned.
+    pub fn of(pid: u32) -> Option<Mark> {
+        let (_, start) = stat(pid)?;
+        Some(Mark {
+            group: pid,
+            start,
+            boot: boot_id(),
+        })
+    }
+
+    /// As progress.log fields.
+    pub fn to_json(&self) -> Value {
+        json!({"process_group": self.group, "group_start": self.start, "boot_id": self.boot})
+    }
+
+    /// Reads a mark back from an `agent_started` event.
+    pub fn from_json(event: &Value) -> Option<Mark> {
+        Some(Mark {
+            group: u32::try_from(event["process_group"].as_u64()?).ok()?,
+            start: event["group_start"].as_u64()?,
+            boot: event["boot_id"].as_str()?.to_string(),
+        })
+    }
+
+    /// The pids still alive that belong to this agent: in its group, started
+    /// no earlier than its leader, in the same boot.
+    pub fn survivors(&self) -> Vec<u32> {
+        if self.boot.is_empty() || self.boot != boot_id() {
+            return Vec::new();
+        }
+        let Ok(entries) = std::fs::read_dir("/proc") else {
+            return Vec::new();
+        };
+        entries
+            .flatten()
+            .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+            .filter(|&pid| {
+                stat(pid).is_some_and(|(pgrp, start)| pgrp == self.group && start >= self.start)
+            })
+            .collect()
+    }
+
+    /// Kills whatever of this agent is still running; the number killed.
+    pub fn kill_survivors(&self) -> usize {
+        let pids = self.survivors();
+        for &pid in &pids {
+            if let Ok(pid) = i32::try_from(pid) {
+                // SAFETY: kill(2) takes no pointers; the pid was just checked to be this agent's.
+                unsafe {
+                    libc::kill(pid, libc::SIGKILL);
+                }
+            }
+        }
+        pids.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::process::CommandExt;
+
+    #[test]
+    fn a_mark_finds_its_group_and_nothing_else() {
+        let mut child = std::process::Command::new("sleep")
+            .arg("30")
+            .process_group(0)
+            .spawn()
+            .expect("spawn");
+        let mark = Mark::of(child.id()).expect("mark");
+        assert_eq!(mark.survivors(), [child.id()]);
+        let back = Mark::from_json(&mark.to_json()).expect("round trip");
+        assert_eq!(back, mark);
+        // The same group id with a later leader start time is someone else.
+        let stale = Mark {
+            start: 0,
+            ..mark.clone()
+        };
+        assert_eq!(
+            stale.survivors(),
+            [child.id()],
+            "started after the mark: ours"
+        );
+        let future = Mark {
+            start: mark.start + 1_000_000,
+            ..mark.clone()
+        };
+        assert!(
+            future.survivors().is_empty(),
+            "started before the mark: not ours"
+        );
+        let other_boot = Mark {
+            boot: "another-boot".into(),
+            ..mark.clone()
+        };
+        assert!(other_boot.survivors().is_empty());
+        assert_eq!(mark.kill_survivors(), 1);
+        let _ = child.wait();
+    }
+}
