@@ -166,6 +166,18 @@ impl Config {
     }
 }
 
+/// The reminder to ignore `.zurdo/` when the repository's `.gitignore` does
+/// not; zurdo never edits the file itself.
+pub fn gitignore_hint(root: &Path) -> Option<String> {
+    let ignored = std::fs::read_to_string(root.join(".gitignore"))
+        .map(|t| {
+            t.lines()
+                .any(|l| matches!(l.trim(), ".zurdo" | ".zurdo/" | "/.zurdo" | "/.zurdo/"))
+        })
+        .unwrap_or(false);
+    (!ignored).then(|| "hint: add `.zurdo/` to .gitignore (zurdo never edits it for you); keep `lessons/` tracked".to_string())
+}
+
 fn provider_names() -> String {
     Provider::ALL
         .iter()

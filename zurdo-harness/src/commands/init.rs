@@ -1,7 +1,5 @@
 //! `zurdo init`: writes a commented `.zurdo/config.toml`.
 
-use std::path::Path;
-
 use super::{EXIT_INVALID, EXIT_OK};
 use crate::cli::InitArgs;
 use crate::commands::doctor;
@@ -31,7 +29,9 @@ pub fn run(args: &InitArgs) -> u8 {
         }
         println!("wrote {}", path.display());
     }
-    gitignore_hint(&root);
+    if let Some(hint) = crate::config::gitignore_hint(&root) {
+        println!("{hint}");
+    }
     if args.check_models {
         match Config::load(&root) {
             Ok(config) => {
@@ -41,17 +41,4 @@ pub fn run(args: &InitArgs) -> u8 {
         }
     }
     EXIT_OK
-}
-
-/// Prints the one-time reminder to ignore `.zurdo/`; never edits the file.
-fn gitignore_hint(root: &Path) {
-    let ignored = std::fs::read_to_string(root.join(".gitignore"))
-        .map(|t| {
-            t.lines()
-                .any(|l| matches!(l.trim(), ".zurdo" | ".zurdo/" | "/.zurdo" | "/.zurdo/"))
-        })
-        .unwrap_or(false);
-    if !ignored {
-        println!("hint: add `.zurdo/` to .gitignore (zurdo never edits it for you); keep `lessons/` tracked");
-    }
 }

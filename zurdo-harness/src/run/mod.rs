@@ -137,7 +137,13 @@ impl Run {
                     Choice::Abort => return Ok(None),
                 }
             }
-            None => fresh_state(&prd, &config, &relative, &dir, &sha1),
+            None => {
+                // Once, when a PRD first gets state.
+                if let Some(hint) = crate::config::gitignore_hint(&root) {
+                    eprintln!("{hint}");
+                }
+                fresh_state(&prd, &config, &relative, &dir, &sha1)
+            }
         };
         let mut config = config;
         let state = fix_policy(state, &dir, &mut config);
