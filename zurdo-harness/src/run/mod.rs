@@ -7,6 +7,7 @@ pub mod live;
 pub mod orphans;
 pub mod probe;
 pub mod summary;
+pub mod toolchain;
 
 use std::collections::BTreeSet;
 use std::io::IsTerminal;
@@ -82,6 +83,8 @@ struct Run {
     progress: Progress,
     interrupt: Interrupt,
     standing: Vec<StandingRule>,
+    /// The command words whose binaries are tracked for provenance.
+    tool_words: BTreeSet<String>,
     /// Set when the run must stop with exit 3 (a standing set over budget).
     refused: Option<String>,
     _lock: Lock,
@@ -153,6 +156,14 @@ impl Run {
             .verification
             .standing_rules()
             .map_err(|e| (exit::INVALID, e))?;
+        let prd_for_words = prd.clone();
+        let standing_commands: Vec<String> = standing
+            .iter()
+            .filter_map(|r| match &r.hint.check {
+                zurdo::hint::Check::Shell { command } => Some(command.clone()),
+                _ => None,
+            })
+            .collect();
         let mut run = Run {
             prd,
             display,
@@ -162,10 +173,12 @@ impl Run {
             state,
             progress,
             interrupt: Interrupt::install(),
+            tool_words: toolchain::words(&prd_for_words, standing_commands),
             standing,
             refused: None,
             _lock: lock,
         };
+        run.record_toolchain();
         run.save();
         run.preflight_standing()?;
         if !options.skip_model_check {
@@ -219,6 +232,36 @@ impl Run {
             ));
         }
         Ok(broken)
+    }
+
+    fn resolve_toolchain(&self) -> Vec<toolchain::Tool> {
+        toolchain::resolve(
+            &self.tool_words,
+            self.verifier.env_var("PATH").unwrap_or(""),
+            self.verifier.root(),
+        )
+    }
+
+    /// At run start: the toolchain the verdicts will rest on (kept from the
+    /// first start on resume), and a `verifier_context` event.
+    fn record_toolchain(&mut self) {
+        if self.state.toolchain.is_empty() {
+            self.state.toolchain = self.resolve_toolchain();
+        }
+        self.progress.emit(
+            "verifier_context",
+            json!({"toolchain": self.state.toolchain, "policy": self.state.policy, "shell": self.verifier.shell_path()}),
+        );
+    }
+
+    /// Before a verification pass: true (after a warning) when a tool moved
+    /// or changed since run start.
+    fn toolchain_changed(&self) -> bool {
+        let changes = toolchain::changed(&self.state.toolchain, &self.resolve_toolchain());
+        for change in &changes {
+            eprintln!("warning: toolchain changed: {change}");
+        }
+        !changes.is_empty()
     }
 
     fn save(&mut self) {
@@ -565,6 +608,7 @@ impl Run {
             }
         };
 
+        let toolchain_changed = self.toolchain_changed();
         let results: Vec<CriterionResult> = task
             .criteria
             .iter()
@@ -635,6 +679,7 @@ impl Run {
             agent: record,
             criteria: records(module, names, task, &results),
             standing_failures,
+            toolchain_changed,
             passed,
         };
         if let Some(t) = self.state.task_mut(&task.id) {
@@ -805,6 +850,7 @@ fn fresh_state(prd: &Prd, config: &Config, relative: &str, dir: &StateDir, sha1:
         slug: dir.slug.clone(),
         executor: config.executor.name().to_string(),
         policy: String::new(),
+        toolchain: Vec::new(),
         started_at: now.clone(),
         updated_at: now,
         tasks: prd

@@ -99,6 +99,9 @@ pub struct Iteration {
     pub agent: AgentRecord,
     /// zurdo's verdicts.
     pub criteria: Vec<CriterionRecord>,
+    /// True when a resolved tool moved or changed before this verification.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub toolchain_changed: bool,
     /// `standing rule broken: [<hint>] — <why>`, one per broken rule.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub standing_failures: Vec<String>,
@@ -173,6 +176,9 @@ pub struct RunState {
     /// SHA-256 of the policy document in force at run start (`policy.json`).
     #[serde(default)]
     pub policy: String,
+    /// `sh` and the `[shell:]` command words, resolved and hashed at run start.
+    #[serde(default)]
+    pub toolchain: Vec<crate::run::toolchain::Tool>,
     /// When the run started.
     pub started_at: String,
     /// When this file was last written.

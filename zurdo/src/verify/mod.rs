@@ -19,3 +19,13 @@ mod verifier;
 pub use config::{ConfigError, StandingRule, StandingRuleConfig, VerificationConfig, CONFIG_PATH};
 pub use outcome::{Blob, Captured, CriterionVerdict, Evidence, HintResult, Reason, Verdict};
 pub use verifier::{CriterionResult, Verifier};
+
+/// The program of every simple command in a `[shell:]` command, outer
+/// first, including those run through `sh -c '…'`; shell builtins and
+/// keywords included (callers decide what to resolve).
+pub fn command_words(command: &str) -> Vec<String> {
+    crate::shell::all_simples(command)
+        .iter()
+        .filter_map(|s| s.program())
+        .collect()
+}

@@ -57,6 +57,20 @@ impl Verifier {
         &self.root
     }
 
+    /// A variable of the environment hints run with (`None` when the
+    /// allowlist drops it).
+    pub fn env_var(&self, name: &str) -> Option<&str> {
+        self.env
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The shell hints run with (resolved once on the allowlisted `PATH`).
+    pub fn shell_path(&self) -> &Path {
+        &self.shell
+    }
+
     /// The configuration in force.
     pub fn config(&self) -> &VerificationConfig {
         &self.config
