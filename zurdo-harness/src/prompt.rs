@@ -67,6 +67,23 @@ pub fn render(task: &Task, provider: Provider, retry: Option<&str>) -> String {
     out
 }
 
+/// The `# Frozen Path Violation` section a retry opens with when the last
+/// attempt modified frozen paths (empty when it did not).
+pub fn frozen_section(paths: &[String]) -> String {
+    if paths.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from(
+        "# Frozen Path Violation\n\nThese paths are frozen for this task and the last attempt changed them. \
+         Revert each to exactly what it was (for a tracked file, `git checkout -- <path>`), then do the task without touching them:\n\n",
+    );
+    for p in paths {
+        let _ = writeln!(out, "- {p}");
+    }
+    out.push('\n');
+    out
+}
+
 /// The `# Standing Rules` section a retry opens with when the last attempt
 /// broke a standing rule (empty when none broke).
 pub fn standing_section(

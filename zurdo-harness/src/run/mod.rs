@@ -2,6 +2,7 @@
 //! attempts, zurdo's own verification, and retry or settle; with crash-safe
 //! state under `.zurdo/<slug>/` and resume.
 
+pub mod frozen;
 pub mod interrupt;
 pub mod live;
 pub mod orphans;
@@ -232,6 +233,76 @@ impl Run {
             ));
         }
         Ok(broken)
+    }
+
+    fn frozen_set(&self, task: &Task) -> frozen::Frozen {
+        frozen::Frozen::new(
+            &task.metadata.frozen,
+            &self.config.verification.protected_paths,
+        )
+    }
+
+    /// A snapshot of the frozen files, or `None` when the check stood down.
+    fn frozen_snapshot(&self, set: &frozen::Frozen) -> Option<frozen::Snapshot> {
+        set.snapshot(self.verifier.root()).ok()
+    }
+
+    /// The task's frozen baseline, taken at its first attempt and reused on
+    /// retries (and across resumes: it is in prd.json).
+    fn take_frozen_baseline(&mut self, task: &Task) {
+        if self
+            .state
+            .task(&task.id)
+            .is_none_or(|t| t.frozen_baseline.is_some())
+        {
+            return;
+        }
+        let set = self.frozen_set(task);
+        match set.snapshot(self.verifier.root()) {
+            Ok(snapshot) => {
+                if let Some(t) = self.state.task_mut(&task.id) {
+                    t.frozen_baseline = Some(snapshot);
+                }
+            }
+            Err(frozen::StandDown::TooMany(n)) => eprintln!(
+                "warning: the frozen-path check stands down for {}: its globs match more than {} files ({n} seen)",
+                task.id,
+                frozen::MAX_FILES
+            ),
+        }
+    }
+
+    /// Writes the criteria themselves made into frozen files are not charged
+    /// to the next attempt, but they are not silent either.
+    fn fold_verification_writes(
+        &mut self,
+        task: &Task,
+        set: &frozen::Frozen,
+        before: Option<&frozen::Snapshot>,
+    ) -> Vec<String> {
+        let (Some(before), Some(after)) = (before, self.frozen_snapshot(set)) else {
+            return Vec::new();
+        };
+        let folded = frozen::changes(before, &after);
+        if folded.is_empty() {
+            return folded;
+        }
+        eprintln!("warning: the criteria of {} wrote into frozen paths: {} (not charged to the next attempt)", task.id, folded.join(", "));
+        self.progress
+            .emit("frozen_folded", json!({"task": task.id, "paths": folded}));
+        if let Some(base) = self
+            .state
+            .task_mut(&task.id)
+            .and_then(|t| t.frozen_baseline.as_mut())
+        {
+            for path in &folded {
+                match after.get(path) {
+                    Some(hash) => base.insert(path.clone(), hash.clone()),
+                    None => base.remove(path),
+                };
+            }
+        }
+        folded
     }
 
     fn resolve_toolchain(&self) -> Vec<toolchain::Tool> {
@@ -477,6 +548,7 @@ impl Run {
             Ok(m) => m.to_string(),
             Err(_) => return,
         };
+        self.take_frozen_baseline(task);
         let max = self.state.task(&task.id).map_or(1, |t| t.max_attempts);
         let timeout = task
             .metadata
@@ -608,6 +680,20 @@ impl Run {
             }
         };
 
+        let frozen = self.frozen_set(task);
+        let before_verify = self.frozen_snapshot(&frozen);
+        let violations = match (
+            self.state
+                .task(&task.id)
+                .and_then(|t| t.frozen_baseline.as_ref()),
+            &before_verify,
+        ) {
+            (Some(base), Some(now)) => frozen::changes(base, now),
+            _ => Vec::new(),
+        };
+        for path in &violations {
+            eprintln!("      FROZEN {path} was modified");
+        }
         let toolchain_changed = self.toolchain_changed();
         let results: Vec<CriterionResult> = task
             .criteria
@@ -652,7 +738,9 @@ impl Run {
             .map(|(r, _)| format!("standing rule broken: {} — {}", r.hint.source, r.why))
             .collect();
         let criteria_passed = passed;
-        let passed = criteria_passed && broken.is_empty() && self.refused.is_none();
+        let folded = self.fold_verification_writes(task, &frozen, before_verify.as_ref());
+        let passed =
+            criteria_passed && broken.is_empty() && violations.is_empty() && self.refused.is_none();
         let failures: Vec<(&zurdo::Criterion, &CriterionResult)> =
             task.criteria.iter().zip(&results).collect();
         let narrative = agent
@@ -660,7 +748,8 @@ impl Run {
             .ok()
             .and_then(|o| o.report.final_text.clone());
         let retry_context = (!passed).then(|| {
-            let mut context = prompt::standing_section(&broken);
+            let mut context = prompt::frozen_section(&violations);
+            context.push_str(&prompt::standing_section(&broken));
             if !criteria_passed {
                 context.push_str(&prompt::what_failed(
                     &self.state.prd,
@@ -679,6 +768,8 @@ impl Run {
             agent: record,
             criteria: records(module, names, task, &results),
             standing_failures,
+            frozen_violations: violations.clone(),
+            frozen_folded: folded,
             toolchain_changed,
             passed,
         };
@@ -865,6 +956,7 @@ fn fresh_state(prd: &Prd, config: &Config, relative: &str, dir: &StateDir, sha1:
                 passed_at_preflight: false,
                 blocked_by: None,
                 retry_context: None,
+                frozen_baseline: None,
             })
             .collect(),
     }

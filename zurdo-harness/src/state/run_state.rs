@@ -99,6 +99,13 @@ pub struct Iteration {
     pub agent: AgentRecord,
     /// zurdo's verdicts.
     pub criteria: Vec<CriterionRecord>,
+    /// Frozen paths this attempt modified (any fails the iteration).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub frozen_violations: Vec<String>,
+    /// Frozen paths the criteria themselves wrote while verifying (warned,
+    /// not charged to the next attempt).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub frozen_folded: Vec<String>,
     /// True when a resolved tool moved or changed before this verification.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub toolchain_changed: bool,
@@ -132,6 +139,9 @@ pub struct TaskState {
     /// The failed task that blocks it.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub blocked_by: Option<String>,
+    /// SHA-256 of every frozen file when the task's first attempt began.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub frozen_baseline: Option<std::collections::BTreeMap<String, String>>,
     /// The "what failed" section the next attempt's prompt opens with.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub retry_context: Option<String>,

@@ -1,0 +1,132 @@
+//! Frozen paths in `zurdo run`: a modified frozen file fails the iteration
+//! whatever the criteria say, and the next prompt opens with the violation;
+//! gitignored frozen files and the toolchain defaults are enforced too; a
+//! criterion's own write into a frozen path is folded, not charged.
+
+mod common;
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::process::Command;
+
+use common::text;
+
+fn setup(prd: &str, config_extra: &str, files: &[(&str, &str)], script: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp");
+    let root = dir.path();
+    for d in [".git", ".zurdo", "prds"] {
+        std::fs::create_dir_all(root.join(d)).expect("mkdir");
+    }
+    for (path, body) in files {
+        std::fs::create_dir_all(root.join(path).parent().expect("parent")).expect("mkdir");
+        std::fs::write(root.join(path), body).expect("write");
+    }
+    std::fs::write(root.join("prds/p.md"), prd).expect("prd");
+    let agent = root.join(".zurdo/agent");
+    std::fs::write(
+        &agent,
+        format!(
+            "#!/bin/sh\nexec '{}' stand-in claude \"$@\"\n",
+            env!("CARGO_BIN_EXE_zurdo")
+        ),
+    )
+    .expect("agent");
+    std::fs::set_permissions(&agent, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    std::fs::write(
+        root.join(".zurdo/config.toml"),
+        format!("[providers.anthropic]\ncommand = \"{}\"\n[effort_map.anthropic]\nlow = \"haiku\"\n{config_extra}", agent.display()),
+    )
+    .expect("config");
+    std::fs::write(root.join("script.json"), script).expect("script");
+    dir
+}
+
+fn run(root: &Path) -> (i32, String, serde_json::Value) {
+    let out = Command::new(env!("CARGO_BIN_EXE_zurdo"))
+        .args(["run", "--no-prompt", "--skip-model-check", "prds/p.md"])
+        .current_dir(root)
+        .env("ZURDO_STAND_IN_SCRIPT", root.join("script.json"))
+        .output()
+        .expect("zurdo runs");
+    let dir = std::fs::read_dir(root.join(".zurdo"))
+        .expect("ls")
+        .flatten()
+        .find(|e| e.file_name().to_string_lossy().starts_with("p-"))
+        .expect("state")
+        .path();
+    let state =
+        serde_json::from_slice(&std::fs::read(dir.join("prd.json")).expect("read")).expect("json");
+    (out.status.code().unwrap_or(-1), text(&out.stderr), state)
+}
+
+const PRD: &str = "# PRD: f\n\n## Task: task-1 — Make it pass\n**Effort**: low\n**Depends-on**: []\n**Max-Attempts**: 3\n**Frozen**: tests/*.txt\n\n\
+### Description\nMake out.txt say ok.\n\n### Acceptance Criteria\n- [ ] ok [grep: ^ok$ in out.txt]\n";
+
+#[test]
+fn editing_a_frozen_file_fails_the_iteration_and_the_retry_says_so() {
+    let script = r#"{"attempts": [
+        {"write": {"out.txt": "ok\n", "tests/expected.txt": "whatever passes\n"}},
+        {"write": {"tests/expected.txt": "ok\n"}, "echo_prompt_to": "prompt-2.txt"}
+    ]}"#;
+    let r = setup(PRD, "", &[("tests/expected.txt", "ok\n")], script);
+    let (code, stderr, state) = run(r.path());
+    assert_eq!(code, 0, "{stderr}");
+    let first = &state["tasks"][0]["iterations"][0];
+    assert_eq!(
+        first["passed"], false,
+        "criteria passed, but a frozen file changed"
+    );
+    assert_eq!(first["frozen_violations"][0], "tests/expected.txt");
+    let prompt = std::fs::read_to_string(r.path().join("prompt-2.txt")).expect("prompt");
+    assert!(prompt.starts_with("# Frozen Path Violation"), "{prompt}");
+    assert!(prompt.contains("- tests/expected.txt"), "{prompt}");
+    assert_eq!(
+        state["tasks"][0]["iterations"][1]["passed"], true,
+        "reverted on attempt 2"
+    );
+}
+
+#[test]
+fn gitignored_protected_paths_and_toolchain_defaults_are_enforced() {
+    let script = r#"{"attempts": [{"write": {"out.txt": "ok\n", "secret.cfg": "changed", "rust-toolchain.toml": "[toolchain]\nchannel = \"nightly\"\n"}}]}"#;
+    let files = [
+        (".gitignore", "secret.cfg\n"),
+        ("secret.cfg", "original"),
+        ("rust-toolchain.toml", "[toolchain]\nchannel = \"stable\"\n"),
+        ("tests/expected.txt", "ok\n"),
+    ];
+    let r = setup(
+        PRD,
+        "[verification]\nprotected_paths = [\"secret.cfg\"]\n",
+        &files,
+        script,
+    );
+    let (code, _, state) = run(r.path());
+    assert_eq!(code, 1, "every attempt changes frozen files");
+    let v = &state["tasks"][0]["iterations"][0]["frozen_violations"];
+    assert_eq!(v, &serde_json::json!(["rust-toolchain.toml", "secret.cfg"]));
+    assert_eq!(state["tasks"][0]["status"], "failed");
+}
+
+#[test]
+fn a_criterion_writing_into_a_frozen_path_is_folded_not_charged() {
+    let prd = "# PRD: f\n\n## Task: task-1 — Log\n**Effort**: low\n**Depends-on**: []\n**Frozen**: cache/**\n\n\
+### Description\nWrite out.txt.\n\n### Acceptance Criteria\n- [ ] ok [shell: test -f out.txt && echo run >> cache/verify.log]\n\n\
+## Task: task-2 — Again\n**Effort**: low\n**Depends-on**: [task-1]\n**Frozen**: cache/**\n\n### Description\nWrite two.txt.\n\n### Acceptance Criteria\n\
+- [ ] two [shell: test -f two.txt && echo run >> cache/verify.log]\n";
+    let script = r#"{"on_prompt": [{"contains": "Task task-2", "attempt": {"write": {"two.txt": "2"}}}], "attempts": [{"write": {"out.txt": "1"}}]}"#;
+    let r = setup(prd, "", &[("cache/verify.log", "")], script);
+    let (code, stderr, state) = run(r.path());
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains(
+            "wrote into frozen paths: cache/verify.log (not charged to the next attempt)"
+        ),
+        "{stderr}"
+    );
+    assert_eq!(
+        state["tasks"][0]["iterations"][0]["frozen_folded"][0],
+        "cache/verify.log"
+    );
+    assert!(state["tasks"][0]["iterations"][0]["frozen_violations"].is_null());
+}
