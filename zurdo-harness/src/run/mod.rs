@@ -695,11 +695,31 @@ impl Run {
             eprintln!("      FROZEN {path} was modified");
         }
         let toolchain_changed = self.toolchain_changed();
-        let results: Vec<CriterionResult> = task
+        let mut results: Vec<CriterionResult> = task
             .criteria
             .iter()
             .map(|c| self.verifier.criterion(c))
             .collect();
+        let broken = match self.check_standing() {
+            Ok(b) => b,
+            Err(e) => {
+                self.refused = Some(e);
+                Vec::new()
+            }
+        };
+        // The verification window: evidence read by a passing hint must still
+        // be what it was once the last check has run.
+        let evidence_changed = zurdo::verify::window::close(self.verifier.root(), &mut results);
+        if !evidence_changed.is_empty() {
+            eprintln!(
+                "warning: evidence changed during verification: {} (is a process the agent started still running?)",
+                evidence_changed.join(", ")
+            );
+            self.progress.emit(
+                "evidence_changed",
+                json!({"task": task.id, "attempt": attempt, "paths": evidence_changed}),
+            );
+        }
         let passed = results
             .iter()
             .all(|r| r.verdict != CriterionVerdict::Failed);
@@ -720,13 +740,6 @@ impl Run {
                 }
             }
         }
-        let broken = match self.check_standing() {
-            Ok(b) => b,
-            Err(e) => {
-                self.refused = Some(e);
-                Vec::new()
-            }
-        };
         for (rule, _) in &broken {
             eprintln!(
                 "      standing rule broken: {} — {}",

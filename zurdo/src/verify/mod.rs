@@ -15,6 +15,7 @@ mod outcome;
 pub mod render;
 pub(crate) mod runners;
 mod verifier;
+pub mod window;
 
 pub use config::{ConfigError, StandingRule, StandingRuleConfig, VerificationConfig, CONFIG_PATH};
 pub use outcome::{Blob, Captured, CriterionVerdict, Evidence, HintResult, Reason, Verdict};

@@ -92,6 +92,13 @@ pub enum Reason {
     },
     /// `[manual]`: a human signs this off; it never passes automatically.
     NeedsReview,
+    /// The hint passed, but a file it read changed before verification
+    /// ended (re-read after the last criterion): the verdict rests on bytes
+    /// that are no longer there.
+    EvidenceChangedDuringVerification {
+        /// The file whose blob changed.
+        path: String,
+    },
     /// The hint kind is parsed but nothing executes it yet (`[symbol:]`,
     /// `[references:]`, `[callers:]` until the structural index lands).
     NotImplemented {
@@ -133,6 +140,10 @@ impl std::fmt::Display for Reason {
             Reason::NeedsReview => {
                 f.write_str("needs a human sign-off (never passes automatically)")
             }
+            Reason::EvidenceChangedDuringVerification { path } => write!(
+                f,
+                "{path} changed while verification ran (something is still writing it); the pass does not count"
+            ),
             Reason::NotImplemented { kind } => {
                 write!(f, "[{kind}:] hints are not executed yet (the structural index lands later); never passes")
             }

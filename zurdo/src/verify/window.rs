@@ -1,0 +1,92 @@
+//! The verification window: once the last criterion has run, every file a
+//! passing local hint recorded as evidence is read again, and a blob that
+//! changed demotes that hint to `evidence_changed_during_verification`. A
+//! process the agent left running that rewrites a file after its check
+//! passed is caught this way.
+
+use std::path::Path;
+
+use super::files::{blob_id, ABSENT};
+use super::outcome::{Reason, Verdict};
+use super::verifier::CriterionResult;
+use super::CriterionVerdict;
+
+/// The blob id of `path` under `root` now ([`ABSENT`] when nothing is there).
+fn current(root: &Path, path: &str) -> String {
+    match std::fs::read(root.join(path)) {
+        Ok(bytes) => blob_id(&bytes),
+        Err(_) => ABSENT.to_string(),
+    }
+}
+
+/// Re-reads the evidence of every passing hint in `results`, demoting the
+/// ones whose files changed. Returns the changed paths.
+pub fn close(root: &Path, results: &mut [CriterionResult]) -> Vec<String> {
+    let mut changed = Vec::new();
+    for result in results.iter_mut() {
+        for hint in result.hints.iter_mut().filter(|h| h.verdict.passed()) {
+            let moved = hint
+                .evidence
+                .blobs
+                .iter()
+                .find(|b| current(root, &b.path) != b.id)
+                .map(|b| b.path.clone());
+            if let Some(path) = moved {
+                hint.verdict =
+                    Verdict::Fail(Reason::EvidenceChangedDuringVerification { path: path.clone() });
+                changed.push(path);
+            }
+        }
+        if result
+            .hints
+            .iter()
+            .any(|h| h.kind != "manual" && !h.verdict.passed())
+        {
+            result.verdict = CriterionVerdict::Failed;
+        }
+    }
+    changed.sort();
+    changed.dedup();
+    changed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::verify::{VerificationConfig, Verifier};
+
+    #[test]
+    fn a_file_rewritten_after_its_check_demotes_the_pass() {
+        let dir = tempfile::tempdir().expect("temp");
+        std::fs::write(dir.path().join("a.txt"), "ok\n").expect("write");
+        let src = "# PRD: w\n\n## Task: task-1 — t\n**Effort**: low\n**Depends-on**: []\n\n### Description\nd\n\n\
+                   ### Acceptance Criteria\n- [ ] ok [grep: ^ok$ in a.txt]\n- [ ] gone [file-absent: b.txt]\n";
+        let prd = crate::parse(src).expect("valid");
+        let v = Verifier::new(dir.path(), VerificationConfig::default()).expect("verifier");
+        let mut results: Vec<_> = prd.tasks[0]
+            .criteria
+            .iter()
+            .map(|c| v.criterion(c))
+            .collect();
+        assert!(results
+            .iter()
+            .all(|r| r.verdict == CriterionVerdict::Passed));
+        assert!(
+            close(v.root(), &mut results.clone()).is_empty(),
+            "nothing changed"
+        );
+        std::fs::write(dir.path().join("a.txt"), "tampered\n").expect("write");
+        std::fs::write(dir.path().join("b.txt"), "appeared").expect("write");
+        let changed = close(v.root(), &mut results);
+        assert_eq!(changed, ["a.txt", "b.txt"]);
+        assert!(results
+            .iter()
+            .all(|r| r.verdict == CriterionVerdict::Failed));
+        assert_eq!(
+            results[0].hints[0].verdict,
+            Verdict::Fail(Reason::EvidenceChangedDuringVerification {
+                path: "a.txt".into()
+            })
+        );
+    }
+}
