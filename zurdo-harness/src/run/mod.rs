@@ -235,6 +235,59 @@ impl Run {
         Ok(broken)
     }
 
+    /// Provenance notes (never verdicts): criteria that were already green
+    /// at pre-flight prove nothing about this run, and evidence files that
+    /// changed since pre-flight are where the task's work shows.
+    fn provenance(&self, task: &Task, results: &[CriterionResult]) {
+        let Some(pre) = self
+            .state
+            .task(&task.id)
+            .and_then(|t| t.preflight_results.as_ref())
+        else {
+            return;
+        };
+        let mut modified = BTreeSet::new();
+        for ((criterion, now), before) in task.criteria.iter().zip(results).zip(pre) {
+            if now.verdict == CriterionVerdict::Passed && before.verdict == CriterionVerdict::Passed
+            {
+                eprintln!(
+                    "      {} — already passed at pre-flight; proves nothing about this run",
+                    criterion.title
+                );
+            }
+            let before_blobs: Vec<(String, String)> = before
+                .hints
+                .as_array()
+                .into_iter()
+                .flatten()
+                .flat_map(|h| {
+                    h["evidence"]["blobs"]
+                        .as_array()
+                        .cloned()
+                        .unwrap_or_default()
+                })
+                .filter_map(|b| {
+                    Some((
+                        b["path"].as_str()?.to_string(),
+                        b["id"].as_str()?.to_string(),
+                    ))
+                })
+                .collect();
+            for blob in now.hints.iter().flat_map(|h| &h.evidence.blobs) {
+                if before_blobs
+                    .iter()
+                    .any(|(p, id)| *p == blob.path && *id != blob.id)
+                {
+                    modified.insert(blob.path.clone());
+                }
+            }
+        }
+        if !modified.is_empty() {
+            let list: Vec<&str> = modified.iter().map(String::as_str).collect();
+            eprintln!("      warning: evidence modified since pre-flight: {} (hints read these; often that is the task)", list.join(", "));
+        }
+    }
+
     fn frozen_set(&self, task: &Task) -> frozen::Frozen {
         frozen::Frozen::new(
             &task.metadata.frozen,
@@ -429,6 +482,19 @@ impl Run {
         let table = summary::table(&self.state);
         self.write_report(&table);
         println!("\n{table}");
+        let unproven: Vec<&str> = self
+            .state
+            .tasks
+            .iter()
+            .filter(|t| t.passed_at_preflight && t.status == Status::Passed)
+            .map(|t| t.id.as_str())
+            .collect();
+        if !unproven.is_empty() {
+            eprintln!(
+                "warning: {} passed with zero attempts (green before the run, so this run proves nothing about them)",
+                unproven.join(", ")
+            );
+        }
         if !finished {
             eprintln!(
                 "zurdo: stopped before the end; `zurdo run {}` resumes",
@@ -720,6 +786,7 @@ impl Run {
                 json!({"task": task.id, "attempt": attempt, "paths": evidence_changed}),
             );
         }
+        self.provenance(task, &results);
         let passed = results
             .iter()
             .all(|r| r.verdict != CriterionVerdict::Failed);
