@@ -44,7 +44,7 @@ fn a_file_rewritten_during_verification_fails_the_iteration() {
     // that swaps the file once the check has read it.
     std::fs::write(
         root.join("script.json"),
-        r#"{"attempts": [{"write": {"out.txt": "ok\n"}, "run": "setsid sh -c 'sleep 0.5; echo not-ok > out.txt' > /dev/null 2>&1 &"}]}"#,
+        r#"{"attempts": [{"write": {"out.txt": "ok\n"}, "run": "setsid sh -c 'sleep 0.6; echo not-ok > out.txt' > /dev/null 2>&1 & sleep 0.3"}]}"#,
     )
     .expect("script");
     let out = Command::new(env!("CARGO_BIN_EXE_zurdo"))

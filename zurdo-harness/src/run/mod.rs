@@ -23,9 +23,11 @@ use zurdo::{naming, source, Prd, Task};
 
 use crate::agent::invoke;
 use crate::config::Config;
+use crate::evidence::{self, Baseline};
 use crate::prompt;
 use crate::state::lock::{Lock, LockError};
 use crate::state::progress::Progress;
+use crate::state::run_state::Witness;
 use crate::state::run_state::{
     AgentRecord, CriterionRecord, Iteration, RunState, Status, TaskState, VERSION,
 };
@@ -84,6 +86,9 @@ struct Run {
     progress: Progress,
     interrupt: Interrupt,
     standing: Vec<StandingRule>,
+    /// The run-start snapshot (`None` outside git: the guards that need it
+    /// are off, with one warning).
+    baseline: Option<Baseline>,
     /// The command words whose binaries are tracked for provenance.
     tool_words: BTreeSet<String>,
     /// Set when the run must stop with exit 3 (a standing set over budget).
@@ -119,6 +124,7 @@ impl Run {
         let state = match existing {
             Some(_) if options.reset => {
                 archive(&dir).map_err(|e| (exit::INVALID, e))?;
+                delete_refs(&root, &dir.slug);
                 eprintln!("zurdo: archived the previous state of {display}");
                 fresh_state(&prd, &config, &relative, &dir, &sha1)
             }
@@ -136,6 +142,7 @@ impl Run {
                     }
                     Choice::Reset => {
                         archive(&dir).map_err(|e| (exit::INVALID, e))?;
+                        delete_refs(&root, &dir.slug);
                         fresh_state(&prd, &config, &relative, &dir, &sha1)
                     }
                     Choice::Abort => return Ok(None),
@@ -175,11 +182,13 @@ impl Run {
             progress,
             interrupt: Interrupt::install(),
             tool_words: toolchain::words(&prd_for_words, standing_commands),
+            baseline: None,
             standing,
             refused: None,
             _lock: lock,
         };
         run.record_toolchain();
+        run.capture_run_baseline();
         run.save();
         run.preflight_standing()?;
         if !options.skip_model_check {
@@ -285,6 +294,136 @@ impl Run {
         if !modified.is_empty() {
             let list: Vec<&str> = modified.iter().map(String::as_str).collect();
             eprintln!("      warning: evidence modified since pre-flight: {} (hints read these; often that is the task)", list.join(", "));
+        }
+    }
+
+    /// The run-start baseline: written to `.zurdo/<slug>/baseline`. A resumed
+    /// run captures a fresh one, so its run-diff.patch covers the work since
+    /// the resume.
+    fn capture_run_baseline(&mut self) {
+        match evidence::capture(self.verifier.root()) {
+            Ok(b) => {
+                write_file(&self.dir.dir.join("baseline"), serde_json::to_string_pretty(&b).unwrap_or_default().as_bytes());
+                self.progress.emit("baseline", json!({"tree": b.tree, "dirty": b.dirty, "files": b.files}));
+                self.baseline = Some(b);
+            }
+            Err(evidence::BaselineError::NotARepo(_)) => eprintln!(
+                "warning: not a git repository: baselines, rollback points, run-diff.patch, flaky and witness checks are off \
+                 (frozen paths are still enforced by hashing)"
+            ),
+            Err(e) => eprintln!("warning: baseline capture failed ({e}); the guards that need it are off"),
+        }
+    }
+
+    /// The working tree now, as a git tree id (through the same pipeline as
+    /// the baselines), when a baseline exists.
+    fn capture_tree(&self) -> Option<String> {
+        self.baseline.as_ref()?;
+        evidence::capture(self.verifier.root()).ok().map(|b| b.tree)
+    }
+
+    /// A task's baseline: its tree at its first attempt, kept as
+    /// `rollback_point` and `refs/zurdo/<slug>/<task-id>`, reused on retries.
+    fn take_task_baseline(&mut self, task: &Task) {
+        if self
+            .state
+            .task(&task.id)
+            .is_none_or(|t| t.rollback_point.is_some())
+        {
+            return;
+        }
+        let Some(tree) = self.capture_tree() else {
+            return;
+        };
+        if let Err(e) = evidence::record_ref(self.verifier.root(), &self.dir.slug, &task.id, &tree)
+        {
+            eprintln!(
+                "warning: cannot record refs/zurdo/{}/{}: {e}",
+                self.dir.slug, task.id
+            );
+        }
+        if let Some(t) = self.state.task_mut(&task.id) {
+            t.rollback_point = Some(tree);
+        }
+    }
+
+    /// After a pass: which changed files some hint reads (witnessed) and
+    /// which none does (where to look first).
+    fn witness(&mut self, task: &Task, tree: Option<&str>, results: &[CriterionResult]) {
+        let Some(start) = self
+            .state
+            .task(&task.id)
+            .and_then(|t| t.rollback_point.clone())
+        else {
+            return;
+        };
+        let Some(tree) = tree else { return };
+        let Ok(changed) = evidence::changed_paths(self.verifier.root(), &start, tree) else {
+            return;
+        };
+        let read: BTreeSet<&str> = results
+            .iter()
+            .flat_map(|r| &r.hints)
+            .flat_map(|h| &h.evidence.blobs)
+            .map(|b| b.path.as_str())
+            .collect();
+        let (witnessed, unwitnessed): (Vec<String>, Vec<String>) =
+            changed.into_iter().partition(|p| read.contains(p.as_str()));
+        if !unwitnessed.is_empty() {
+            eprintln!(
+                "    note: changed files no hint reads: {}",
+                unwitnessed.join(", ")
+            );
+        }
+        if let Some(t) = self.state.task_mut(&task.id) {
+            t.witness = Some(Witness {
+                witnessed,
+                unwitnessed,
+            });
+        }
+    }
+
+    /// A criterion with two verdicts on one verified tree is flaky.
+    fn flaky(&mut self, task: &Task) {
+        let Some(t) = self.state.task(&task.id) else {
+            return;
+        };
+        let mut flaky = BTreeSet::new();
+        for (i, a) in t.iterations.iter().enumerate() {
+            for b in &t.iterations[i + 1..] {
+                if a.verified_tree.is_none() || a.verified_tree != b.verified_tree {
+                    continue;
+                }
+                for (x, y) in a.criteria.iter().zip(&b.criteria) {
+                    if x.verdict != y.verdict {
+                        flaky.insert(x.name.clone());
+                    }
+                }
+            }
+        }
+        if flaky.is_empty() {
+            return;
+        }
+        let list: Vec<String> = flaky.into_iter().collect();
+        eprintln!(
+            "    warning: flaky criteria (two verdicts on one tree): {}",
+            list.join(", ")
+        );
+        if let Some(t) = self.state.task_mut(&task.id) {
+            t.flaky = list;
+        }
+    }
+
+    /// run-diff.patch: everything the run changed since its (latest) start.
+    fn write_run_diff(&self) {
+        let Some(start) = &self.baseline else { return };
+        let Some(end) = self.capture_tree() else {
+            return;
+        };
+        let label = format!("run start {}", start.captured_at);
+        match evidence::diff_patch_bytes(self.verifier.root(), &start.tree, &end, &label) {
+            Ok(bytes) => write_file(&self.dir.dir.join("run-diff.patch"), &bytes),
+            Err(e) => eprintln!("warning: cannot write run-diff.patch: {e}"),
         }
     }
 
@@ -479,6 +618,7 @@ impl Run {
         self.progress
             .emit("run_finished", json!({"complete": finished}));
         self.save();
+        self.write_run_diff();
         let table = summary::table(&self.state);
         self.write_report(&table);
         println!("\n{table}");
@@ -615,6 +755,7 @@ impl Run {
             Err(_) => return,
         };
         self.take_frozen_baseline(task);
+        self.take_task_baseline(task);
         let max = self.state.task(&task.id).map_or(1, |t| t.max_attempts);
         let timeout = task
             .metadata
@@ -746,6 +887,7 @@ impl Run {
             }
         };
 
+        let verified_tree = self.capture_tree();
         let frozen = self.frozen_set(task);
         let before_verify = self.frozen_snapshot(&frozen);
         let violations = match (
@@ -851,12 +993,17 @@ impl Run {
             frozen_violations: violations.clone(),
             frozen_folded: folded,
             toolchain_changed,
+            verified_tree: verified_tree.clone(),
             passed,
         };
         if let Some(t) = self.state.task_mut(&task.id) {
             t.attempts = attempt;
             t.iterations.push(iteration);
             t.retry_context = retry_context;
+        }
+        self.flaky(task);
+        if passed {
+            self.witness(task, verified_tree.as_deref(), &results);
         }
         self.save();
         self.progress.emit(
@@ -1012,6 +1159,15 @@ fn fix_policy(mut state: RunState, dir: &StateDir, config: &mut Config) -> RunSt
     state
 }
 
+/// Deletes the slug's `refs/zurdo/<slug>/*` (a reset starts over); failures
+/// only warn.
+fn delete_refs(root: &Path, slug: &str) {
+    match evidence::delete_refs(root, slug) {
+        Ok(_) | Err(evidence::BaselineError::NotARepo(_)) => {}
+        Err(e) => eprintln!("warning: cannot delete refs/zurdo/{slug}/*: {e}"),
+    }
+}
+
 fn fresh_state(prd: &Prd, config: &Config, relative: &str, dir: &StateDir, sha1: &str) -> RunState {
     let now = state::now();
     RunState {
@@ -1037,6 +1193,9 @@ fn fresh_state(prd: &Prd, config: &Config, relative: &str, dir: &StateDir, sha1:
                 blocked_by: None,
                 retry_context: None,
                 frozen_baseline: None,
+                rollback_point: None,
+                flaky: Vec::new(),
+                witness: None,
             })
             .collect(),
     }

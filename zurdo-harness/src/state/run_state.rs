@@ -106,6 +106,9 @@ pub struct Iteration {
     /// not charged to the next attempt).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub frozen_folded: Vec<String>,
+    /// The git tree the criteria ran against (outside git: none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verified_tree: Option<String>,
     /// True when a resolved tool moved or changed before this verification.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub toolchain_changed: bool,
@@ -114,6 +117,15 @@ pub struct Iteration {
     pub standing_failures: Vec<String>,
     /// True when every automated criterion passed.
     pub passed: bool,
+}
+
+/// Which of a task's changed files the criteria read.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Witness {
+    /// Changed files some hint reads.
+    pub witnessed: Vec<String>,
+    /// Changed files no hint reads (not wrong, but where to look first).
+    pub unwitnessed: Vec<String>,
 }
 
 /// One task's state.
@@ -139,6 +151,16 @@ pub struct TaskState {
     /// The failed task that blocks it.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub blocked_by: Option<String>,
+    /// The task's baseline tree (its tree at its first attempt), also kept
+    /// alive as `refs/zurdo/<slug>/<task-id>`.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub rollback_point: Option<String>,
+    /// Criteria that got two verdicts on one verified tree.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub flaky: Vec<String>,
+    /// After a pass: the changed files some hint reads, and those none does.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub witness: Option<Witness>,
     /// SHA-256 of every frozen file when the task's first attempt began.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub frozen_baseline: Option<std::collections::BTreeMap<String, String>>,

@@ -1,0 +1,148 @@
+//! Baselines in `zurdo run` inside a real git repository: the run-start
+//! baseline, each task's rollback point and ref, run-diff.patch, witness
+//! coverage, --reset deleting the refs, and .git/index left untouched.
+
+mod common;
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::process::Command;
+
+use common::text;
+
+fn git(root: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(root)
+        .output()
+        .expect("git runs");
+    assert!(out.status.success(), "git {args:?}: {}", text(&out.stderr));
+    text(&out.stdout)
+}
+
+#[test]
+fn a_run_in_git_records_baselines_refs_and_the_run_diff() {
+    let dir = tempfile::tempdir().expect("temp");
+    let root = dir.path();
+    git(root, &["init", "-q"]);
+    git(root, &["config", "user.email", "t@example.invalid"]);
+    git(root, &["config", "user.name", "t"]);
+    std::fs::create_dir_all(root.join("prds")).expect("mkdir");
+    std::fs::create_dir_all(root.join(".zurdo")).expect("mkdir");
+    std::fs::write(root.join(".gitignore"), ".zurdo/\n").expect("write");
+    std::fs::write(root.join("notes.txt"), "old\n").expect("write");
+    std::fs::write(
+        root.join("prds/p.md"),
+        "# PRD: g\n\n## Task: task-1 — Write out\n**Effort**: low\n**Depends-on**: []\n\n### Description\nd\n\n### Acceptance Criteria\n- [ ] out says ok [grep: ^ok$ in out.txt]\n",
+    )
+    .expect("prd");
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-qm", "start"]);
+    let agent = root.join(".zurdo/agent");
+    std::fs::write(
+        &agent,
+        format!(
+            "#!/bin/sh\nexec '{}' stand-in claude \"$@\"\n",
+            env!("CARGO_BIN_EXE_zurdo")
+        ),
+    )
+    .expect("agent");
+    std::fs::set_permissions(&agent, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    std::fs::write(
+        root.join(".zurdo/config.toml"),
+        format!(
+            "[providers.anthropic]\ncommand = \"{}\"\n[effort_map.anthropic]\nlow = \"haiku\"\n",
+            agent.display()
+        ),
+    )
+    .expect("config");
+    std::fs::write(
+        root.join(".zurdo/script.json"),
+        r#"{"attempts": [{"write": {"out.txt": "ok\n", "notes.txt": "new\n"}}]}"#,
+    )
+    .expect("script");
+    let index_before = std::fs::read(root.join(".git/index")).expect("index");
+    let run = |extra: &[&str]| {
+        let mut args = vec!["run", "--no-prompt", "--skip-model-check"];
+        args.extend_from_slice(extra);
+        args.push("prds/p.md");
+        Command::new(env!("CARGO_BIN_EXE_zurdo"))
+            .args(&args)
+            .current_dir(root)
+            .env("ZURDO_STAND_IN_SCRIPT", root.join(".zurdo/script.json"))
+            .output()
+            .expect("zurdo runs")
+    };
+    let out = run(&[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(
+        std::fs::read(root.join(".git/index")).expect("index"),
+        index_before,
+        ".git/index untouched"
+    );
+
+    let slug_dir = std::fs::read_dir(root.join(".zurdo"))
+        .expect("ls")
+        .flatten()
+        .find(|e| e.file_name().to_string_lossy().starts_with("p-"))
+        .expect("state")
+        .path();
+    let slug = slug_dir
+        .file_name()
+        .expect("name")
+        .to_string_lossy()
+        .into_owned();
+    let baseline: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(slug_dir.join("baseline")).expect("baseline"))
+            .expect("json");
+    assert_eq!(baseline["dirty"], false);
+    let state: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(slug_dir.join("prd.json")).expect("read"))
+            .expect("json");
+    let task = &state["tasks"][0];
+    let rollback = task["rollback_point"].as_str().expect("rollback point");
+    assert_eq!(
+        rollback,
+        baseline["tree"].as_str().expect("tree"),
+        "task-1 began on the run-start tree"
+    );
+    let reference = git(
+        root,
+        &["rev-parse", &format!("refs/zurdo/{slug}/task-1^{{tree}}")],
+    );
+    assert_eq!(reference.trim(), rollback);
+    assert_eq!(task["witness"]["witnessed"], serde_json::json!(["out.txt"]));
+    assert_eq!(
+        task["witness"]["unwitnessed"],
+        serde_json::json!(["notes.txt"])
+    );
+    assert!(task["iterations"][0]["verified_tree"].is_string());
+
+    let patch = std::fs::read_to_string(slug_dir.join("run-diff.patch")).expect("patch");
+    assert!(
+        patch.starts_with(&format!("# baseline {rollback} (run start ")),
+        "{patch}"
+    );
+    assert!(
+        patch.contains("+ok") && patch.contains("-old") && patch.contains("+new"),
+        "{patch}"
+    );
+
+    let out = run(&["--reset"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    // The reset deleted the old ref, and task-1, green at pre-flight this
+    // time, never entered the loop, so it has no rollback point or ref.
+    let refs = git(
+        root,
+        &[
+            "for-each-ref",
+            "--format=%(refname)",
+            &format!("refs/zurdo/{slug}/"),
+        ],
+    );
+    assert_eq!(refs.trim(), "");
+    let state: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(slug_dir.join("prd.json")).expect("read"))
+            .expect("json");
+    assert!(state["tasks"][0]["rollback_point"].is_null());
+}
