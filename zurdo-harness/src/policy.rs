@@ -25,7 +25,7 @@ pub fn document(v: &VerificationConfig) -> Value {
         "protected_paths": protected,
         "standing": v.standing.iter().map(|r| json!({"hint": r.hint, "why": r.why})).collect::<Vec<_>>(),
         "standing_budget_seconds": v.standing_budget_seconds,
-        "clean_room": "off",
+        "clean_room": v.clean_room,
         "verification": serde_json::to_value(v).unwrap_or(Value::Null),
     })
 }

@@ -84,6 +84,23 @@ pub fn frozen_section(paths: &[String]) -> String {
     out
 }
 
+/// The `# Clean Room Mismatch` section: what passed in the working tree but
+/// not in a fresh checkout of it (empty when nothing did).
+pub fn clean_room_section(mismatches: &[String]) -> String {
+    if mismatches.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from(
+        "# Clean Room Mismatch\n\nThese passed in the working tree but failed in a fresh checkout of it: the pass depends on \
+         something that is not in the tree (an ignored or untracked file, a cache, a running process). Make the tree itself pass:\n\n",
+    );
+    for m in mismatches {
+        let _ = writeln!(out, "- {m}");
+    }
+    out.push('\n');
+    out
+}
+
 /// The `# Standing Rules` section a retry opens with when the last attempt
 /// broke a standing rule (empty when none broke).
 pub fn standing_section(

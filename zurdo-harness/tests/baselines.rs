@@ -146,3 +146,102 @@ fn a_run_in_git_records_baselines_refs_and_the_run_diff() {
             .expect("json");
     assert!(state["tasks"][0]["rollback_point"].is_null());
 }
+
+/// A git repository whose claude is the stand-in driven by `script`.
+fn git_repo(prd: &str, config_extra: &str, script: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp");
+    let root = dir.path();
+    git(root, &["init", "-q"]);
+    std::fs::create_dir_all(root.join("prds")).expect("mkdir");
+    std::fs::create_dir_all(root.join(".zurdo")).expect("mkdir");
+    std::fs::write(root.join(".gitignore"), ".zurdo/\nscratch/\n").expect("write");
+    std::fs::write(root.join("prds/p.md"), prd).expect("prd");
+    let agent = root.join(".zurdo/agent");
+    std::fs::write(
+        &agent,
+        format!(
+            "#!/bin/sh\nexec '{}' stand-in claude \"$@\"\n",
+            env!("CARGO_BIN_EXE_zurdo")
+        ),
+    )
+    .expect("agent");
+    std::fs::set_permissions(&agent, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    std::fs::write(
+        root.join(".zurdo/config.toml"),
+        format!("[providers.anthropic]\ncommand = \"{}\"\n[effort_map.anthropic]\nlow = \"haiku\"\n{config_extra}", agent.display()),
+    )
+    .expect("config");
+    std::fs::write(root.join(".zurdo/script.json"), script).expect("script");
+    dir
+}
+
+fn run_in(root: &Path) -> (i32, String, serde_json::Value, std::path::PathBuf) {
+    let out = Command::new(env!("CARGO_BIN_EXE_zurdo"))
+        .args(["run", "--no-prompt", "--skip-model-check", "prds/p.md"])
+        .current_dir(root)
+        .env("ZURDO_STAND_IN_SCRIPT", root.join(".zurdo/script.json"))
+        .output()
+        .expect("zurdo runs");
+    let slug_dir = std::fs::read_dir(root.join(".zurdo"))
+        .expect("ls")
+        .flatten()
+        .find(|e| e.file_name().to_string_lossy().starts_with("p-"))
+        .expect("state")
+        .path();
+    let state = serde_json::from_slice(&std::fs::read(slug_dir.join("prd.json")).expect("read"))
+        .expect("json");
+    (
+        out.status.code().unwrap_or(-1),
+        text(&out.stderr),
+        state,
+        slug_dir,
+    )
+}
+
+const ONE_TASK: &str = "# PRD: c\n\n## Task: task-1 — Produce the report\n**Effort**: low\n**Depends-on**: []\n**Max-Attempts**: 2\n\n\
+### Description\nd\n\n### Acceptance Criteria\n- [ ] the report exists [file-exists: scratch/report.txt]\n";
+
+#[test]
+fn a_file_only_the_working_tree_has_is_a_clean_room_mismatch() {
+    // scratch/ is ignored: the file is in the working tree but not in the verified tree.
+    let r = git_repo(
+        ONE_TASK,
+        "[verification]\nclean_room = \"checkout\"\n",
+        r#"{"attempts": [{"write": {"scratch/report.txt": "done"}}]}"#,
+    );
+    let (code, stderr, state, _) = run_in(r.path());
+    assert_eq!(code, 1, "{stderr}");
+    let mismatch = &state["tasks"][0]["iterations"][0]["clean_room_mismatch"][0];
+    assert!(mismatch.as_str().expect("recorded").starts_with("clean_room_mismatch: the report exists [file-exists: scratch/report.txt] — in the room: no such file"), "{mismatch}");
+    assert_eq!(state["tasks"][0]["status"], "failed");
+
+    // Without the clean room, the same attempt passes in place.
+    let r = git_repo(
+        ONE_TASK,
+        "",
+        r#"{"attempts": [{"write": {"scratch/report.txt": "done"}}]}"#,
+    );
+    let (code, stderr, _, _) = run_in(r.path());
+    assert_eq!(code, 0, "{stderr}");
+}
+
+#[test]
+fn rewriting_the_baseline_file_changes_nothing() {
+    let prd = "# PRD: c\n\n## Task: task-1 — Write\n**Effort**: low\n**Depends-on**: []\n\n### Description\nd\n\n### Acceptance Criteria\n- [ ] written [file-exists: out.txt]\n";
+    let r = git_repo(
+        prd,
+        "",
+        r#"{"attempts": [{"write": {"out.txt": "x"}, "run": "for f in .zurdo/p-*/baseline; do echo '{\"tree\":\"0000000000000000000000000000000000000000\",\"dirty\":false}' > \"$f\"; done"}]}"#,
+    );
+    let (code, stderr, state, slug_dir) = run_in(r.path());
+    assert_eq!(code, 0, "{stderr}");
+    let patch = std::fs::read_to_string(slug_dir.join("run-diff.patch")).expect("patch");
+    let rollback = state["tasks"][0]["rollback_point"]
+        .as_str()
+        .expect("rollback");
+    assert!(
+        patch.starts_with(&format!("# baseline {rollback}")),
+        "the patch rests on the baseline zurdo holds, not the file: {patch}"
+    );
+    assert!(patch.contains("+x"), "{patch}");
+}

@@ -6,6 +6,7 @@
 //! alive under `refs/zurdo/<slug>/<task-id>` ("Rollback points and git refs").
 
 pub mod baseline;
+pub mod room;
 
 pub use baseline::{
     capture, changed_paths, delete_refs, diff_patch, diff_patch_bytes, record_ref, Baseline,

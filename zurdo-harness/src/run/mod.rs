@@ -414,6 +414,66 @@ impl Run {
         }
     }
 
+    /// With `[verification] clean_room = "checkout"`: the task's criteria and
+    /// the standing rules again, in a fresh checkout of exactly the verified
+    /// tree outside the working directory. What passed in place but fails
+    /// there is a mismatch, and fails the iteration.
+    fn clean_room(&self, task: &Task, tree: Option<&str>) -> Vec<String> {
+        if self.config.verification.clean_room != "checkout" {
+            return Vec::new();
+        }
+        let Some(tree) = tree else {
+            eprintln!("warning: the clean room needs a git baseline; skipped");
+            return Vec::new();
+        };
+        let room = std::env::temp_dir().join(format!(
+            "zurdo-room-{}-{}",
+            std::process::id(),
+            &tree[..12.min(tree.len())]
+        ));
+        let _ = std::fs::remove_dir_all(&room);
+        let outcome =
+            evidence::room::materialize(self.verifier.root(), tree, &room).and_then(|_| {
+                Verifier::new(&room, self.config.verification.clone()).map_err(|e| e.to_string())
+            });
+        let mismatches = match outcome {
+            Ok(v) => {
+                let mut out = Vec::new();
+                for criterion in &task.criteria {
+                    let r = v.criterion(criterion);
+                    if r.verdict == CriterionVerdict::Failed {
+                        for h in r.failures() {
+                            if let zurdo::verify::Verdict::Fail(reason) = &h.verdict {
+                                out.push(format!(
+                                    "clean_room_mismatch: {} {} — in the room: {reason}",
+                                    criterion.title, h.hint
+                                ));
+                            }
+                        }
+                    }
+                }
+                for rule in &self.standing {
+                    let r = v.check(&rule.hint);
+                    if let zurdo::verify::Verdict::Fail(reason) = &r.verdict {
+                        out.push(format!(
+                            "clean_room_mismatch: standing rule {} — in the room: {reason}",
+                            rule.hint.source
+                        ));
+                    }
+                }
+                out
+            }
+            Err(e) => vec![format!(
+                "clean_room_mismatch: the room could not be built: {e}"
+            )],
+        };
+        let _ = std::fs::remove_dir_all(&room);
+        for m in &mismatches {
+            eprintln!("      {m}");
+        }
+        mismatches
+    }
+
     /// run-diff.patch: everything the run changed since its (latest) start.
     fn write_run_diff(&self) {
         let Some(start) = &self.baseline else { return };
@@ -963,6 +1023,12 @@ impl Run {
         let folded = self.fold_verification_writes(task, &frozen, before_verify.as_ref());
         let passed =
             criteria_passed && broken.is_empty() && violations.is_empty() && self.refused.is_none();
+        let mismatches = if passed {
+            self.clean_room(task, verified_tree.as_deref())
+        } else {
+            Vec::new()
+        };
+        let passed = passed && mismatches.is_empty();
         let failures: Vec<(&zurdo::Criterion, &CriterionResult)> =
             task.criteria.iter().zip(&results).collect();
         let narrative = agent
@@ -971,6 +1037,7 @@ impl Run {
             .and_then(|o| o.report.final_text.clone());
         let retry_context = (!passed).then(|| {
             let mut context = prompt::frozen_section(&violations);
+            context.push_str(&prompt::clean_room_section(&mismatches));
             context.push_str(&prompt::standing_section(&broken));
             if !criteria_passed {
                 context.push_str(&prompt::what_failed(
@@ -992,6 +1059,7 @@ impl Run {
             standing_failures,
             frozen_violations: violations.clone(),
             frozen_folded: folded,
+            clean_room_mismatch: mismatches.clone(),
             toolchain_changed,
             verified_tree: verified_tree.clone(),
             passed,

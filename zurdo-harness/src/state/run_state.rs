@@ -109,6 +109,9 @@ pub struct Iteration {
     /// The git tree the criteria ran against (outside git: none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verified_tree: Option<String>,
+    /// Criteria (and standing rules) green in place but red in the clean room.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub clean_room_mismatch: Vec<String>,
     /// True when a resolved tool moved or changed before this verification.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub toolchain_changed: bool,

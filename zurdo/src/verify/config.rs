@@ -26,6 +26,9 @@ pub struct VerificationConfig {
     pub standing: Vec<StandingRuleConfig>,
     /// The most seconds the whole standing set may take at once.
     pub standing_budget_seconds: u64,
+    /// Re-verify every passing iteration in a fresh checkout of the verified
+    /// tree: `"off"` (default) or `"checkout"` (a temporary directory).
+    pub clean_room: String,
 }
 
 /// One `[[verification.standing]]` entry as written.
@@ -68,6 +71,7 @@ impl Default for VerificationConfig {
             protected_paths: Vec::new(),
             standing: Vec::new(),
             standing_budget_seconds: 30,
+            clean_room: "off".to_string(),
         }
     }
 }
@@ -128,6 +132,12 @@ impl VerificationConfig {
         }
         if v.standing_budget_seconds == 0 {
             return Err("[verification] standing_budget_seconds must be at least 1".into());
+        }
+        if !matches!(v.clean_room.as_str(), "off" | "checkout") {
+            return Err(format!(
+                "[verification] clean_room = \"{}\": use \"off\" or \"checkout\"",
+                v.clean_room
+            ));
         }
         v.standing_rules()?;
         Ok(v)
