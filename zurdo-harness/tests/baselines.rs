@@ -149,52 +149,22 @@ fn a_run_in_git_records_baselines_refs_and_the_run_diff() {
 
 /// A git repository whose claude is the stand-in driven by `script`.
 fn git_repo(prd: &str, config_extra: &str, script: &str) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("temp");
-    let root = dir.path();
-    git(root, &["init", "-q"]);
-    std::fs::create_dir_all(root.join("prds")).expect("mkdir");
-    std::fs::create_dir_all(root.join(".zurdo")).expect("mkdir");
-    std::fs::write(root.join(".gitignore"), ".zurdo/\nscratch/\n").expect("write");
-    std::fs::write(root.join("prds/p.md"), prd).expect("prd");
-    let agent = root.join(".zurdo/agent");
-    std::fs::write(
-        &agent,
-        format!(
-            "#!/bin/sh\nexec '{}' stand-in claude \"$@\"\n",
-            env!("CARGO_BIN_EXE_zurdo")
-        ),
+    common::run_repo(
+        prd,
+        config_extra,
+        &[(".gitignore", ".zurdo/\nscratch/\n")],
+        script,
+        true,
     )
-    .expect("agent");
-    std::fs::set_permissions(&agent, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-    std::fs::write(
-        root.join(".zurdo/config.toml"),
-        format!("[providers.anthropic]\ncommand = \"{}\"\n[effort_map.anthropic]\nlow = \"haiku\"\n{config_extra}", agent.display()),
-    )
-    .expect("config");
-    std::fs::write(root.join(".zurdo/script.json"), script).expect("script");
-    dir
 }
 
 fn run_in(root: &Path) -> (i32, String, serde_json::Value, std::path::PathBuf) {
-    let out = Command::new(env!("CARGO_BIN_EXE_zurdo"))
-        .args(["run", "--no-prompt", "--skip-model-check", "prds/p.md"])
-        .current_dir(root)
-        .env("ZURDO_STAND_IN_SCRIPT", root.join(".zurdo/script.json"))
-        .output()
-        .expect("zurdo runs");
-    let slug_dir = std::fs::read_dir(root.join(".zurdo"))
-        .expect("ls")
-        .flatten()
-        .find(|e| e.file_name().to_string_lossy().starts_with("p-"))
-        .expect("state")
-        .path();
-    let state = serde_json::from_slice(&std::fs::read(slug_dir.join("prd.json")).expect("read"))
-        .expect("json");
+    let out = common::zurdo_run(root, &["--skip-model-check"], &[]);
     (
         out.status.code().unwrap_or(-1),
         text(&out.stderr),
-        state,
-        slug_dir,
+        common::state(root),
+        common::state_dir(root),
     )
 }
 

@@ -5,58 +5,17 @@
 
 mod common;
 
-use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
-use std::process::Command;
 
-use common::text;
-
-fn setup(prd: &str, config_extra: &str, files: &[(&str, &str)], script: &str) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("temp");
-    let root = dir.path();
-    for d in [".git", ".zurdo", "prds"] {
-        std::fs::create_dir_all(root.join(d)).expect("mkdir");
-    }
-    for (path, body) in files {
-        std::fs::create_dir_all(root.join(path).parent().expect("parent")).expect("mkdir");
-        std::fs::write(root.join(path), body).expect("write");
-    }
-    std::fs::write(root.join("prds/p.md"), prd).expect("prd");
-    let agent = root.join(".zurdo/agent");
-    std::fs::write(
-        &agent,
-        format!(
-            "#!/bin/sh\nexec '{}' stand-in claude \"$@\"\n",
-            env!("CARGO_BIN_EXE_zurdo")
-        ),
-    )
-    .expect("agent");
-    std::fs::set_permissions(&agent, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-    std::fs::write(
-        root.join(".zurdo/config.toml"),
-        format!("[providers.anthropic]\ncommand = \"{}\"\n[effort_map.anthropic]\nlow = \"haiku\"\n{config_extra}", agent.display()),
-    )
-    .expect("config");
-    std::fs::write(root.join("script.json"), script).expect("script");
-    dir
-}
+use common::{run_repo, state, text, zurdo_run};
 
 fn run(root: &Path) -> (i32, String, serde_json::Value) {
-    let out = Command::new(env!("CARGO_BIN_EXE_zurdo"))
-        .args(["run", "--no-prompt", "--skip-model-check", "prds/p.md"])
-        .current_dir(root)
-        .env("ZURDO_STAND_IN_SCRIPT", root.join("script.json"))
-        .output()
-        .expect("zurdo runs");
-    let dir = std::fs::read_dir(root.join(".zurdo"))
-        .expect("ls")
-        .flatten()
-        .find(|e| e.file_name().to_string_lossy().starts_with("p-"))
-        .expect("state")
-        .path();
-    let state =
-        serde_json::from_slice(&std::fs::read(dir.join("prd.json")).expect("read")).expect("json");
-    (out.status.code().unwrap_or(-1), text(&out.stderr), state)
+    let out = zurdo_run(root, &["--skip-model-check"], &[]);
+    (
+        out.status.code().unwrap_or(-1),
+        text(&out.stderr),
+        state(root),
+    )
 }
 
 const PRD: &str = "# PRD: f\n\n## Task: task-1 — Make it pass\n**Effort**: low\n**Depends-on**: []\n**Max-Attempts**: 3\n**Frozen**: tests/*.txt\n\n\
@@ -68,7 +27,7 @@ fn editing_a_frozen_file_fails_the_iteration_and_the_retry_says_so() {
         {"write": {"out.txt": "ok\n", "tests/expected.txt": "whatever passes\n"}},
         {"write": {"tests/expected.txt": "ok\n"}, "echo_prompt_to": "prompt-2.txt"}
     ]}"#;
-    let r = setup(PRD, "", &[("tests/expected.txt", "ok\n")], script);
+    let r = run_repo(PRD, "", &[("tests/expected.txt", "ok\n")], script, false);
     let (code, stderr, state) = run(r.path());
     assert_eq!(code, 0, "{stderr}");
     let first = &state["tasks"][0]["iterations"][0];
@@ -95,11 +54,12 @@ fn gitignored_protected_paths_and_toolchain_defaults_are_enforced() {
         ("rust-toolchain.toml", "[toolchain]\nchannel = \"stable\"\n"),
         ("tests/expected.txt", "ok\n"),
     ];
-    let r = setup(
+    let r = run_repo(
         PRD,
         "[verification]\nprotected_paths = [\"secret.cfg\"]\n",
         &files,
         script,
+        false,
     );
     let (code, _, state) = run(r.path());
     assert_eq!(code, 1, "every attempt changes frozen files");
@@ -115,7 +75,7 @@ fn a_criterion_writing_into_a_frozen_path_is_folded_not_charged() {
 ## Task: task-2 — Again\n**Effort**: low\n**Depends-on**: [task-1]\n**Frozen**: cache/**\n\n### Description\nWrite two.txt.\n\n### Acceptance Criteria\n\
 - [ ] two [shell: test -f two.txt && echo run >> cache/verify.log]\n";
     let script = r#"{"on_prompt": [{"contains": "Task task-2", "attempt": {"write": {"two.txt": "2"}}}], "attempts": [{"write": {"out.txt": "1"}}]}"#;
-    let r = setup(prd, "", &[("cache/verify.log", "")], script);
+    let r = run_repo(prd, "", &[("cache/verify.log", "")], script, false);
     let (code, stderr, state) = run(r.path());
     assert_eq!(code, 0, "{stderr}");
     assert!(

@@ -4,49 +4,26 @@
 
 mod common;
 
-use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
-use common::text;
+use common::{run_repo, state, text, zurdo_run};
 
 const PRD: &str = "# PRD: standing\n\n## Task: task-1 — Write the file\n**Effort**: low\n**Depends-on**: []\n**Max-Attempts**: 3\n\n\
 ### Description\nWrite out.txt.\n\n### Acceptance Criteria\n- [ ] written [file-exists: out.txt]\n";
 
 fn setup(standing: &str, script: &str) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let root = dir.path();
-    for d in [".git", ".zurdo", "prds", "src"] {
-        std::fs::create_dir_all(root.join(d)).expect("mkdir");
-    }
-    std::fs::write(root.join("prds/p.md"), PRD).expect("prd");
-    std::fs::write(root.join("src/lib.rs"), "pub fn f() {}\n").expect("src");
-    let agent = root.join(".zurdo/agent");
-    std::fs::write(
-        &agent,
-        format!(
-            "#!/bin/sh\nexec '{}' stand-in claude \"$@\"\n",
-            env!("CARGO_BIN_EXE_zurdo")
-        ),
+    run_repo(
+        PRD,
+        &format!("\n{standing}"),
+        &[("src/lib.rs", "pub fn f() {}\n")],
+        script,
+        false,
     )
-    .expect("agent");
-    std::fs::set_permissions(&agent, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-    std::fs::write(
-        root.join(".zurdo/config.toml"),
-        format!("[providers.anthropic]\ncommand = \"{}\"\n[effort_map.anthropic]\nlow = \"haiku\"\n\n{standing}", agent.display()),
-    )
-    .expect("config");
-    std::fs::write(root.join("script.json"), script).expect("script");
-    dir
 }
 
 fn run(root: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_zurdo"))
-        .args(["run", "--no-prompt", "prds/p.md"])
-        .current_dir(root)
-        .env("ZURDO_STAND_IN_SCRIPT", root.join("script.json"))
-        .output()
-        .expect("zurdo runs")
+    zurdo_run(root, &[], &[])
 }
 
 const NO_DBG: &str = "[[verification.standing]]\nhint = \"[no-grep: dbg!\\\\( in src/**/*.rs]\"\nwhy = \"no debug prints in the library\"\n";
@@ -59,7 +36,10 @@ fn a_rule_red_before_the_run_refuses_it() {
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(3), "{stderr}");
     assert!(stderr.contains("standing rule broken: [no-grep: dbg!\\( in src/**/*.rs] — no debug prints in the library"), "{stderr}");
-    assert!(!r.path().join("calls.jsonl").exists(), "no agent ran");
+    assert!(
+        !r.path().join(".zurdo/calls.jsonl").exists(),
+        "no agent ran"
+    );
 }
 
 #[test]
@@ -75,14 +55,7 @@ fn a_broken_rule_fails_the_iteration_and_the_retry_opens_with_it() {
     let prompt = std::fs::read_to_string(r.path().join("prompt-2.txt")).expect("second prompt");
     assert!(prompt.starts_with("# Standing Rules"), "{prompt}");
     assert!(prompt.contains("standing rule broken: [no-grep: dbg!\\( in src/**/*.rs] — no debug prints in the library"), "{prompt}");
-    let slug = std::fs::read_dir(r.path().join(".zurdo"))
-        .expect("ls")
-        .flatten()
-        .find(|e| e.file_name().to_string_lossy().starts_with("p-"))
-        .expect("state");
-    let state: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(slug.path().join("prd.json")).expect("read"))
-            .expect("json");
+    let state = state(r.path());
     let first = &state["tasks"][0]["iterations"][0];
     assert_eq!(first["passed"], false, "criteria passed but the rule broke");
     assert_eq!(

@@ -30,3 +30,88 @@ pub fn repo<B: AsRef<[u8]>>(files: &[(&str, B)]) -> tempfile::TempDir {
     }
     dir
 }
+
+/// A scratch repository for `zurdo run`: `prds/p.md` holding `prd`, the
+/// `files` given, and `.zurdo/config.toml` whose anthropic command is a
+/// wrapper running `zurdo stand-in claude` (effort `low` = `haiku`), with
+/// `config_extra` appended. The stand-in's script is `.zurdo/script.json`.
+/// With `real_git` the root is a `git init` repository, else a `.git/`
+/// marker makes it the root.
+pub fn run_repo(
+    prd: &str,
+    config_extra: &str,
+    files: &[(&str, &str)],
+    script: &str,
+    real_git: bool,
+) -> tempfile::TempDir {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path();
+    if real_git {
+        let ok = Command::new("git")
+            .args(["init", "-q"])
+            .current_dir(root)
+            .status()
+            .expect("git runs")
+            .success();
+        assert!(ok, "git init");
+    } else {
+        std::fs::create_dir(root.join(".git")).expect("repo marker");
+    }
+    for d in [".zurdo", "prds"] {
+        std::fs::create_dir_all(root.join(d)).expect("mkdir");
+    }
+    for (path, body) in files {
+        std::fs::create_dir_all(root.join(path).parent().expect("parent")).expect("mkdir");
+        std::fs::write(root.join(path), body).expect("write");
+    }
+    std::fs::write(root.join("prds/p.md"), prd).expect("prd");
+    let agent = root.join(".zurdo/agent");
+    std::fs::write(
+        &agent,
+        format!(
+            "#!/bin/sh\nexec '{}' stand-in claude \"$@\"\n",
+            env!("CARGO_BIN_EXE_zurdo")
+        ),
+    )
+    .expect("agent");
+    std::fs::set_permissions(&agent, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    std::fs::write(
+        root.join(".zurdo/config.toml"),
+        format!("[providers.anthropic]\ncommand = \"{}\"\n[effort_map.anthropic]\nlow = \"haiku\"\n{config_extra}", agent.display()),
+    )
+    .expect("config");
+    std::fs::write(root.join(".zurdo/script.json"), script).expect("script");
+    dir
+}
+
+/// `zurdo run --no-prompt <extra…> prds/p.md` in `root`, with the stand-in's
+/// script set and `env` added.
+pub fn zurdo_run(root: &Path, extra: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut args = vec!["run", "--no-prompt"];
+    args.extend_from_slice(extra);
+    args.push("prds/p.md");
+    Command::new(env!("CARGO_BIN_EXE_zurdo"))
+        .args(&args)
+        .current_dir(root)
+        .env("ZURDO_STAND_IN_SCRIPT", root.join(".zurdo/script.json"))
+        .envs(env.iter().copied())
+        .output()
+        .expect("zurdo runs")
+}
+
+/// The state directory of `prds/p.md` (`.zurdo/p-<hash>`).
+pub fn state_dir(root: &Path) -> std::path::PathBuf {
+    std::fs::read_dir(root.join(".zurdo"))
+        .expect("state")
+        .flatten()
+        .find(|e| e.file_name().to_string_lossy().starts_with("p-"))
+        .expect("a state directory")
+        .path()
+}
+
+/// `prd.json` of `prds/p.md`.
+pub fn state(root: &Path) -> serde_json::Value {
+    serde_json::from_slice(&std::fs::read(state_dir(root).join("prd.json")).expect("prd.json"))
+        .expect("valid JSON")
+}
