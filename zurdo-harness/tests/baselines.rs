@@ -215,3 +215,54 @@ fn rewriting_the_baseline_file_changes_nothing() {
     );
     assert!(patch.contains("+x"), "{patch}");
 }
+
+/// True when bubblewrap can start a sandbox here (containers may forbid it).
+fn bubblewrap_works() -> bool {
+    Command::new("bwrap")
+        .args([
+            "--ro-bind",
+            "/",
+            "/",
+            "--dev",
+            "/dev",
+            "--proc",
+            "/proc",
+            "true",
+        ])
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+#[test]
+fn the_bubblewrap_room_hides_the_working_tree() {
+    if !bubblewrap_works() {
+        eprintln!("note: bwrap is missing or cannot sandbox here; skipping the bubblewrap clean-room test");
+        return;
+    }
+    let script =
+        r#"{"attempts": [{"write": {"scratch/report.txt": "done", "src.txt": "tracked"}}]}"#;
+    // The criterion reaches into the working tree by absolute path: a plain
+    // checkout room still sees it, the sandboxed room does not.
+    for (backend, expected) in [("checkout", 0), ("bubblewrap", 1)] {
+        let r = git_repo(
+            "# PRD: placeholder\n",
+            &format!("[verification]\nclean_room = \"{backend}\"\n"),
+            script,
+        );
+        let report = r.path().join("scratch/report.txt");
+        let prd = format!(
+            "# PRD: c\n\n## Task: task-1 — Report\n**Effort**: low\n**Depends-on**: []\n**Max-Attempts**: 1\n\n### Description\nd\n\n\
+             ### Acceptance Criteria\n- [ ] the source exists [file-exists: src.txt]\n- [ ] the report exists [shell: test -f {}]\n",
+            report.display()
+        );
+        std::fs::write(r.path().join("prds/p.md"), prd).expect("prd");
+        let (code, stderr, state, _) = run_in(r.path());
+        assert_eq!(code, expected, "{backend}: {stderr}");
+        if backend == "bubblewrap" {
+            let m = state["tasks"][0]["iterations"][0]["clean_room_mismatch"][0]
+                .as_str()
+                .expect("mismatch");
+            assert!(m.contains("the report exists"), "{m}");
+        }
+    }
+}

@@ -64,3 +64,46 @@ pub fn materialize(root: &Path, tree: &str, dest: &Path) -> Result<usize, String
         None => Ok(written),
     }
 }
+
+/// The `bwrap` command line the room's `[shell:]` hints run under: the
+/// whole system read-only, the room writable, a private `/tmp`, `/dev` and
+/// `/proc`, and the agent's working tree hidden behind an empty tmpfs, so a
+/// criterion cannot lean on anything that is only in the working tree.
+pub fn bubblewrap(working_tree: &Path, room: &Path) -> Vec<String> {
+    let room = room.display().to_string();
+    let mut args: Vec<String> = [
+        "bwrap",
+        "--ro-bind",
+        "/",
+        "/",
+        "--dev",
+        "/dev",
+        "--proc",
+        "/proc",
+        "--tmpfs",
+        "/tmp",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    args.extend(["--tmpfs".to_string(), working_tree.display().to_string()]);
+    args.extend(["--bind".to_string(), room.clone(), room.clone()]);
+    args.extend(
+        [
+            "--unshare-pid",
+            "--unshare-ipc",
+            "--die-with-parent",
+            "--chdir",
+        ]
+        .iter()
+        .map(|s| s.to_string()),
+    );
+    args.push(room);
+    args
+}
+
+/// True when `bwrap` is on `PATH`.
+pub fn bubblewrap_installed() -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join("bwrap").is_file()))
+}

@@ -111,6 +111,13 @@ impl Run {
         let relative = source::relative_to(&root, prd_path).unwrap_or_else(|| display.clone());
         let config = Config::load(&root).map_err(|e| (exit::INVALID, e))?;
         check_efforts(&prd, &config).map_err(|e| (exit::INVALID, e))?;
+        if config.verification.clean_room == "bubblewrap" && !evidence::room::bubblewrap_installed()
+        {
+            return Err((
+                exit::INVALID,
+                "[verification] clean_room = \"bubblewrap\" but `bwrap` is not on PATH; install it (Debian: apt-get install bubblewrap) or use clean_room = \"checkout\"".into(),
+            ));
+        }
         let dir = StateDir::new(&root, &relative);
         let lock =
             Lock::acquire(&dir.lock(), |warning| eprintln!("{warning}")).map_err(|e| match e {
@@ -419,7 +426,8 @@ impl Run {
     /// tree outside the working directory. What passed in place but fails
     /// there is a mismatch, and fails the iteration.
     fn clean_room(&self, task: &Task, tree: Option<&str>) -> Vec<String> {
-        if self.config.verification.clean_room != "checkout" {
+        let backend = self.config.verification.clean_room.as_str();
+        if backend == "off" {
             return Vec::new();
         }
         let Some(tree) = tree else {
@@ -434,7 +442,13 @@ impl Run {
         let _ = std::fs::remove_dir_all(&room);
         let outcome =
             evidence::room::materialize(self.verifier.root(), tree, &room).and_then(|_| {
-                Verifier::new(&room, self.config.verification.clone()).map_err(|e| e.to_string())
+                let v = Verifier::new(&room, self.config.verification.clone())
+                    .map_err(|e| e.to_string())?;
+                Ok(if backend == "bubblewrap" {
+                    v.with_wrapper(evidence::room::bubblewrap(self.verifier.root(), &room))
+                } else {
+                    v
+                })
             });
         let mismatches = match outcome {
             Ok(v) => {

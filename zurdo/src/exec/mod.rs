@@ -80,6 +80,34 @@ pub fn run_shell(
     run(command, timeout)
 }
 
+/// Like [`run_shell`], under `wrapper` (`<wrapper…> <shell> -c <script>`);
+/// an empty wrapper runs the shell directly.
+pub fn run_shell_wrapped(
+    wrapper: &[String],
+    shell: &Path,
+    script: &str,
+    dir: &Path,
+    env: &[(String, String)],
+    timeout: Duration,
+) -> std::io::Result<Finished> {
+    let Some((program, args)) = wrapper.split_first() else {
+        return run_shell(shell, script, dir, env, timeout);
+    };
+    let mut command = Command::new(program);
+    command
+        .args(args)
+        .arg(shell)
+        .arg("-c")
+        .arg(script)
+        .current_dir(dir)
+        .env_clear()
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    run(command, timeout)
+}
+
 /// Spawns `command` in a new process group and waits for it with a deadline.
 ///
 /// On Linux the wait is one `poll` over a pidfd and both pipes, with no

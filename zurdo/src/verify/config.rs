@@ -27,7 +27,9 @@ pub struct VerificationConfig {
     /// The most seconds the whole standing set may take at once.
     pub standing_budget_seconds: u64,
     /// Re-verify every passing iteration in a fresh checkout of the verified
-    /// tree: `"off"` (default) or `"checkout"` (a temporary directory).
+    /// tree: `"off"` (default), `"checkout"` (a temporary directory) or
+    /// `"bubblewrap"` (the checkout, with `[shell:]` hints sandboxed by
+    /// `bwrap` so they cannot read the working tree).
     pub clean_room: String,
 }
 
@@ -133,9 +135,9 @@ impl VerificationConfig {
         if v.standing_budget_seconds == 0 {
             return Err("[verification] standing_budget_seconds must be at least 1".into());
         }
-        if !matches!(v.clean_room.as_str(), "off" | "checkout") {
+        if !matches!(v.clean_room.as_str(), "off" | "checkout" | "bubblewrap") {
             return Err(format!(
-                "[verification] clean_room = \"{}\": use \"off\" or \"checkout\"",
+                "[verification] clean_room = \"{}\": use \"off\", \"checkout\" or \"bubblewrap\"",
                 v.clean_room
             ));
         }

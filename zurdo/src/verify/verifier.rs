@@ -17,6 +17,9 @@ pub struct Verifier {
     config: VerificationConfig,
     env: Vec<(String, String)>,
     shell: PathBuf,
+    /// A command `[shell:]` hints run under (a sandbox such as bubblewrap);
+    /// empty to run them directly.
+    wrapper: Vec<String>,
 }
 
 /// One criterion checked: every hint's result and the combined verdict.
@@ -49,7 +52,15 @@ impl Verifier {
             config,
             env,
             shell,
+            wrapper: Vec::new(),
         })
+    }
+
+    /// Runs every `[shell:]` hint as `<wrapper…> <sh> -c <command>` (the
+    /// clean room's sandbox).
+    pub fn with_wrapper(mut self, wrapper: Vec<String>) -> Verifier {
+        self.wrapper = wrapper;
+        self
     }
 
     /// The canonical repository root.
@@ -126,18 +137,24 @@ impl Verifier {
 
     fn shell(&self, command: &str) -> (Verdict, Evidence) {
         let mut evidence = Evidence::default();
-        let finished =
-            match exec::run_shell(&self.shell, command, &self.root, &self.env, self.timeout()) {
-                Ok(f) => f,
-                Err(e) => {
-                    return (
-                        Verdict::Fail(Reason::SpawnFailed {
-                            error: e.to_string(),
-                        }),
-                        evidence,
-                    )
-                }
-            };
+        let finished = match exec::run_shell_wrapped(
+            &self.wrapper,
+            &self.shell,
+            command,
+            &self.root,
+            &self.env,
+            self.timeout(),
+        ) {
+            Ok(f) => f,
+            Err(e) => {
+                return (
+                    Verdict::Fail(Reason::SpawnFailed {
+                        error: e.to_string(),
+                    }),
+                    evidence,
+                )
+            }
+        };
         evidence.stdout = Some(Captured::bounded(&finished.stdout));
         evidence.stderr = Some(Captured::bounded(&finished.stderr));
         let verdict = match finished.ending {
