@@ -43,10 +43,11 @@
 //!   `core.symlinks=false` apply exactly as libgit2 implements them. Also taken when libgit2
 //!   cannot read the index file (a split index, `core.splitIndex`, or a sparse index carry
 //!   mandatory extensions libgit2 does not know); the scratch index then starts from HEAD's
-//!   tree and every file is hashed. The route costs about ROUTE_RATIO times the direct
-//!   one on new files: per file, libgit2 looks attributes up four times, resolves the path
-//!   with `realpath` four times and writes a temporary object file (see
-//!   `docs/benchmarks.md`).
+//!   tree and every file is hashed. With a warm cache this route takes about three times
+//!   as long as the direct one for new files (1.6 s against 0.55 s for 25,000 untracked
+//!   and 25,000 unchanged tracked files; `docs/benchmarks.md`): per file, libgit2 looks
+//!   attributes up four times, resolves the path with `realpath` four times and writes a
+//!   temporary object file even when the object exists.
 //!
 //! Both sides of every comparison go through this same pipeline, so an untracked file counts
 //! as changed only once its content changes, and a file's presence in the index or not makes
