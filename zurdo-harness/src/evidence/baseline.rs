@@ -43,8 +43,8 @@
 //!   `core.symlinks=false` apply exactly as libgit2 implements them. Also taken when libgit2
 //!   cannot read the index file (a split index, `core.splitIndex`, or a sparse index carry
 //!   mandatory extensions libgit2 does not know); the scratch index then starts from HEAD's
-//!   tree and every file is hashed. With a warm cache this route takes about three times
-//!   as long as the direct one for new files (1.6 s against 0.55 s for 25,000 untracked
+//!   tree and every file is hashed. With a warm cache this route takes more than three
+//!   times as long as the direct one (1.5–1.8 s against 0.47–0.55 s for 25,000 untracked
 //!   and 25,000 unchanged tracked files; `docs/benchmarks.md`): per file, libgit2 looks
 //!   attributes up four times, resolves the path with `realpath` four times and writes a
 //!   temporary object file even when the object exists.
