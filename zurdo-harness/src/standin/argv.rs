@@ -259,6 +259,37 @@ pub fn parse(args: &[String], table: &'static [Opt], mode: Mode) -> Result<Parse
     Ok(out)
 }
 
+/// The front of a CLI's `main`, the same for claude, copilot and gemini:
+/// parse `args` (options may take hyphen-led values; positionals anywhere),
+/// print the CLI's own usage error and exit 2 on a bad command line, and
+/// answer `--version` and `--help` with the given texts. `Err` is the exit
+/// status to return at once.
+pub fn front(
+    args: &[String],
+    table: &'static [Opt],
+    usage_error: impl Fn(&ArgError) -> String,
+    version: &str,
+    help: &str,
+) -> Result<Parsed, u8> {
+    let mode = Mode {
+        hyphen_values: true,
+        stop_at_positional: false,
+    };
+    let p = parse(args, table, mode).map_err(|e| {
+        eprintln!("{}", usage_error(&e));
+        2u8
+    })?;
+    if p.has("--version") {
+        println!("{version}");
+        return Err(0);
+    }
+    if p.has("--help") {
+        println!("{help}");
+        return Err(0);
+    }
+    Ok(p)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,7 +2,7 @@
 
 use serde_json::{json, Value};
 
-use super::argv::{self, choice, flag, many, opt, val, ArgError, Mode, Opt, Parsed};
+use super::argv::{self, choice, flag, many, opt, val, ArgError, Opt, Parsed};
 use super::{
     cwd, drive, emit, emit_raw, env_is, error_text, euid, load_script, share, shell_quote, Agent,
     Auth, ErrorKind, Ids, Invocation, ModelStatus, Op, Outcome, Tokens, Tool, ToolEnd,
@@ -181,28 +181,10 @@ pub fn main(args: &[String]) -> u8 {
     if args.first().map(String::as_str) == Some("auth") {
         return auth(&args[1..]);
     }
-    let p = match argv::parse(
-        args,
-        OPTIONS,
-        Mode {
-            hyphen_values: true,
-            stop_at_positional: false,
-        },
-    ) {
+    let p = match argv::front(args, OPTIONS, usage_error, &format!("{VERSION} (Claude Code)"), "Usage: claude [options] [command] [prompt]\n\nClaude Code (zurdo stand-in) - use -p/--print for non-interactive output") {
         Ok(p) => p,
-        Err(e) => {
-            eprintln!("{}", usage_error(&e));
-            return 2;
-        }
+        Err(code) => return code,
     };
-    if p.has("--version") {
-        println!("{VERSION} (Claude Code)");
-        return 0;
-    }
-    if p.has("--help") {
-        println!("Usage: claude [options] [command] [prompt]\n\nClaude Code (zurdo stand-in) - use -p/--print for non-interactive output");
-        return 0;
-    }
     if p.positionals.len() > 1 {
         eprintln!(
             "error: too many arguments. Expected 1 argument but got {}.",

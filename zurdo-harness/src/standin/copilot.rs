@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use serde_json::{json, Value};
 
-use super::argv::{self, any_many, choice, flag, opt, val, ArgError, Mode, Opt};
+use super::argv::{self, any_many, choice, flag, opt, val, ArgError, Opt};
 use super::{
     cwd, dir_arg, drive, emit, emit_raw, error_text, now_iso, now_ms, share, shell_quote, Agent,
     ErrorKind, Ids, Invocation, ModelStatus, Op, Outcome, Tokens, Tool, ToolEnd,
@@ -137,28 +137,10 @@ fn truthy(name: &str) -> bool {
 }
 
 pub fn main(args: &[String]) -> u8 {
-    let p = match argv::parse(
-        args,
-        OPTIONS,
-        Mode {
-            hyphen_values: true,
-            stop_at_positional: false,
-        },
-    ) {
+    let p = match argv::front(args, OPTIONS, usage_error, &format!("GitHub Copilot CLI {VERSION}.\nRun 'copilot update' to check for updates."), "Usage: copilot [OPTIONS] [COMMAND]\n\nGitHub Copilot CLI (zurdo stand-in): use -p/--prompt for non-interactive scripting.") {
         Ok(p) => p,
-        Err(e) => {
-            eprintln!("{}", usage_error(&e));
-            return 2;
-        }
+        Err(code) => return code,
     };
-    if p.has("--version") {
-        println!("GitHub Copilot CLI {VERSION}.\nRun 'copilot update' to check for updates.");
-        return 0;
-    }
-    if p.has("--help") {
-        println!("Usage: copilot [OPTIONS] [COMMAND]\n\nGitHub Copilot CLI (zurdo stand-in): use -p/--prompt for non-interactive scripting.");
-        return 0;
-    }
     if let Some(cmd) = p.positionals.first() {
         eprintln!("zurdo stand-in: `copilot {cmd}` is not imitated");
         return 2;

@@ -2,7 +2,7 @@
 
 use serde_json::{json, Value};
 
-use super::argv::{self, any_many, choice, flag, opt, val, ArgError, Mode, Opt};
+use super::argv::{self, any_many, choice, flag, opt, val, ArgError, Opt};
 use super::{
     cwd, drive, emit, emit_raw, env_is, error_text, now_iso, now_ms, shell_quote, Agent, ErrorKind,
     Ids, Invocation, ModelStatus, Op, Outcome, Tokens, Tool, ToolEnd,
@@ -89,28 +89,10 @@ enum Format {
 }
 
 pub fn main(args: &[String]) -> u8 {
-    let p = match argv::parse(
-        args,
-        OPTIONS,
-        Mode {
-            hyphen_values: true,
-            stop_at_positional: false,
-        },
-    ) {
+    let p = match argv::front(args, OPTIONS, usage_error, VERSION, "Usage: gemini [options] [command]\n\nGemini CLI (zurdo stand-in) - use -p/--prompt for non-interactive (headless) mode.") {
         Ok(p) => p,
-        Err(e) => {
-            eprintln!("{}", usage_error(&e));
-            return 2;
-        }
+        Err(code) => return code,
     };
-    if p.has("--version") {
-        println!("{VERSION}");
-        return 0;
-    }
-    if p.has("--help") {
-        println!("Usage: gemini [options] [command]\n\nGemini CLI (zurdo stand-in) - use -p/--prompt for non-interactive (headless) mode.");
-        return 0;
-    }
     let prompt = match (p.value("--prompt"), p.positionals.is_empty()) {
         (Some(_), false) => {
             eprintln!("Cannot use both a positional prompt and the --prompt (-p) flag together");
