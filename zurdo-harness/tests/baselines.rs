@@ -4,7 +4,6 @@
 
 mod common;
 
-use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::Command;
 
@@ -22,56 +21,25 @@ fn git(root: &Path, args: &[&str]) -> String {
 
 #[test]
 fn a_run_in_git_records_baselines_refs_and_the_run_diff() {
-    let dir = tempfile::tempdir().expect("temp");
+    let prd = "# PRD: g\n\n## Task: task-1 — Write out\n**Effort**: low\n**Depends-on**: []\n\n### Description\nd\n\n### Acceptance Criteria\n- [ ] out says ok [grep: ^ok$ in out.txt]\n";
+    let script = r#"{"attempts": [{"write": {"out.txt": "ok\n", "notes.txt": "new\n"}}]}"#;
+    let dir = common::run_repo(
+        prd,
+        "",
+        &[(".gitignore", ".zurdo/\n"), ("notes.txt", "old\n")],
+        script,
+        true,
+    );
     let root = dir.path();
-    git(root, &["init", "-q"]);
     git(root, &["config", "user.email", "t@example.invalid"]);
     git(root, &["config", "user.name", "t"]);
-    std::fs::create_dir_all(root.join("prds")).expect("mkdir");
-    std::fs::create_dir_all(root.join(".zurdo")).expect("mkdir");
-    std::fs::write(root.join(".gitignore"), ".zurdo/\n").expect("write");
-    std::fs::write(root.join("notes.txt"), "old\n").expect("write");
-    std::fs::write(
-        root.join("prds/p.md"),
-        "# PRD: g\n\n## Task: task-1 — Write out\n**Effort**: low\n**Depends-on**: []\n\n### Description\nd\n\n### Acceptance Criteria\n- [ ] out says ok [grep: ^ok$ in out.txt]\n",
-    )
-    .expect("prd");
     git(root, &["add", "-A"]);
     git(root, &["commit", "-qm", "start"]);
-    let agent = root.join(".zurdo/agent");
-    std::fs::write(
-        &agent,
-        format!(
-            "#!/bin/sh\nexec '{}' stand-in claude \"$@\"\n",
-            env!("CARGO_BIN_EXE_zurdo")
-        ),
-    )
-    .expect("agent");
-    std::fs::set_permissions(&agent, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-    std::fs::write(
-        root.join(".zurdo/config.toml"),
-        format!(
-            "[providers.anthropic]\ncommand = \"{}\"\n[effort_map.anthropic]\nlow = \"haiku\"\n",
-            agent.display()
-        ),
-    )
-    .expect("config");
-    std::fs::write(
-        root.join(".zurdo/script.json"),
-        r#"{"attempts": [{"write": {"out.txt": "ok\n", "notes.txt": "new\n"}}]}"#,
-    )
-    .expect("script");
     let index_before = std::fs::read(root.join(".git/index")).expect("index");
     let run = |extra: &[&str]| {
-        let mut args = vec!["run", "--no-prompt", "--skip-model-check"];
+        let mut args = vec!["--skip-model-check"];
         args.extend_from_slice(extra);
-        args.push("prds/p.md");
-        Command::new(env!("CARGO_BIN_EXE_zurdo"))
-            .args(&args)
-            .current_dir(root)
-            .env("ZURDO_STAND_IN_SCRIPT", root.join(".zurdo/script.json"))
-            .output()
-            .expect("zurdo runs")
+        common::zurdo_run(root, &args, &[])
     };
     let out = run(&[]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));

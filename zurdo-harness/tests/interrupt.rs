@@ -4,12 +4,11 @@
 
 mod common;
 
-use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::text;
+use common::{state, text};
 
 const PRD: &str = "# PRD: interrupt\n\n## Task: task-slow — Slow work\n**Effort**: low\n**Depends-on**: []\n**Max-Attempts**: 3\n\n\
 ### Description\nWrite done.txt.\n\n### Acceptance Criteria\n- [ ] done [file-exists: done.txt]\n\n\
@@ -18,39 +17,14 @@ const PRD: &str = "# PRD: interrupt\n\n## Task: task-slow — Slow work\n**Effor
 
 /// A repository whose claude is the stand-in, driven by `script`.
 fn setup(script: &str) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let root = dir.path();
-    for d in [".git", ".zurdo", "prds"] {
-        std::fs::create_dir_all(root.join(d)).expect("mkdir");
-    }
-    std::fs::write(root.join("prds/p.md"), PRD).expect("prd");
-    let agent = root.join(".zurdo/agent");
-    std::fs::write(
-        &agent,
-        format!(
-            "#!/bin/sh\nexec '{}' stand-in claude \"$@\"\n",
-            env!("CARGO_BIN_EXE_zurdo")
-        ),
-    )
-    .expect("agent");
-    std::fs::set_permissions(&agent, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-    std::fs::write(
-        root.join(".zurdo/config.toml"),
-        format!(
-            "[providers.anthropic]\ncommand = \"{}\"\n[effort_map.anthropic]\nlow = \"haiku\"\n",
-            agent.display()
-        ),
-    )
-    .expect("config");
-    std::fs::write(root.join("script.json"), script).expect("script");
-    dir
+    common::run_repo(PRD, "", &[], script, false)
 }
 
 fn start(root: &Path) -> Child {
     Command::new(env!("CARGO_BIN_EXE_zurdo"))
         .args(["run", "--no-prompt", "prds/p.md"])
         .current_dir(root)
-        .env("ZURDO_STAND_IN_SCRIPT", root.join("script.json"))
+        .env("ZURDO_STAND_IN_SCRIPT", root.join(".zurdo/script.json"))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -76,16 +50,6 @@ fn wait_for(path: &Path) {
         );
         std::thread::sleep(Duration::from_millis(20));
     }
-}
-
-fn state(root: &Path) -> serde_json::Value {
-    let dir = std::fs::read_dir(root.join(".zurdo"))
-        .expect("state")
-        .flatten()
-        .find(|e| e.file_name().to_string_lossy().starts_with("p-"))
-        .expect("slug dir");
-    serde_json::from_slice(&std::fs::read(dir.path().join("prd.json")).expect("prd.json"))
-        .expect("valid JSON")
 }
 
 #[test]
