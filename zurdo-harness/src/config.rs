@@ -29,10 +29,46 @@ pub struct Config {
     pub analyzer: Option<Role>,
     /// The reasoner role, when configured.
     pub reasoner: Option<Role>,
+    /// The reason subsystem: stalls, diagnosis, lessons.
+    pub reason: ReasonConfig,
     /// What changes verdicts.
     pub verification: VerificationConfig,
     /// Where the file was read from (`None`: the built-in defaults).
     pub source: Option<PathBuf>,
+}
+
+/// `[reason]`: stall detection (always on), diagnosis and lessons (opt in).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReasonConfig {
+    /// The master switch for diagnosis and lessons (stall detection runs
+    /// either way).
+    pub enabled: bool,
+    /// Equal failure fingerprints in a row that make a stall (at least 2).
+    pub stall_attempts: u32,
+    /// Diagnoses at most per task.
+    pub max_diagnoses_per_task: u32,
+    /// Reasoner calls at most per run, diagnoses and extractions together.
+    pub max_reasoner_calls_per_run: u32,
+    /// Whether a recovery extracts a lesson.
+    pub extract_lessons: bool,
+    /// Lessons kept at most; above it the least used are evicted.
+    pub max_lessons: usize,
+    /// One reasoner call's limit.
+    pub timeout: Duration,
+}
+
+impl Default for ReasonConfig {
+    fn default() -> Self {
+        ReasonConfig {
+            enabled: false,
+            stall_attempts: 2,
+            max_diagnoses_per_task: 2,
+            max_reasoner_calls_per_run: 20,
+            extract_lessons: true,
+            max_lessons: 200,
+            timeout: Duration::from_secs(600),
+        }
+    }
 }
 
 /// A model used for a role other than executing (analysis, diagnosis).
@@ -60,6 +96,12 @@ impl Config {
             Some(model) => Ok(model),
             None => Err(map.map(|m| m.keys().cloned().collect()).unwrap_or_default()),
         }
+    }
+
+    /// The role that diagnoses stalls and extracts lessons: `[roles.reasoner]`,
+    /// else `[roles.analyzer]`.
+    pub fn reasoner_role(&self) -> Option<&Role> {
+        self.reasoner.as_ref().or(self.analyzer.as_ref())
     }
 
     /// Reads `<root>/.zurdo/config.toml`, or the defaults (the same settings
@@ -152,14 +194,24 @@ impl Config {
             }
         };
         let verification = VerificationConfig::parse(text)?;
+        let analyzer = role(&raw.roles.analyzer)?;
+        let reasoner = role(&raw.roles.reasoner)?;
+        let reason = reason_config(&raw.reason, &at)?;
+        if reason.enabled && analyzer.is_none() && reasoner.is_none() {
+            return Err(at(
+                raw.reason.enabled.span(),
+                "[reason] enabled = true needs a model to reason with: add [roles.reasoner] (or [roles.analyzer]) with provider and model".into(),
+            ));
+        }
         Ok(Config {
             executor,
             commands,
             effort_map,
             max_attempts: *raw.defaults.max_attempts.get_ref(),
             agent_timeout,
-            analyzer: role(&raw.roles.analyzer)?,
-            reasoner: role(&raw.roles.reasoner)?,
+            analyzer,
+            reasoner,
+            reason,
             verification,
             source: None,
         })
@@ -176,6 +228,43 @@ pub fn gitignore_hint(root: &Path) -> Option<String> {
         })
         .unwrap_or(false);
     (!ignored).then(|| "hint: add `.zurdo/` to .gitignore (zurdo never edits it for you); keep `lessons/` tracked".to_string())
+}
+
+fn reason_config(
+    raw: &RawReason,
+    at: &dyn Fn(std::ops::Range<usize>, String) -> String,
+) -> Result<ReasonConfig, String> {
+    if *raw.stall_attempts.get_ref() < 2 {
+        return Err(at(
+            raw.stall_attempts.span(),
+            "[reason] stall_attempts must be at least 2 (one failure is not a repetition)".into(),
+        ));
+    }
+    let timeout = parse_duration(raw.timeout.get_ref()).ok_or_else(|| {
+        at(
+            raw.timeout.span(),
+            format!(
+                "[reason] timeout `{}` is not a duration like 30s, 15m or 1h",
+                raw.timeout.get_ref()
+            ),
+        )
+    })?;
+    if *raw.max_lessons.get_ref() == 0 {
+        return Err(at(
+            raw.max_lessons.span(),
+            "[reason] max_lessons must be at least 1 (set extract_lessons = false to keep none)"
+                .into(),
+        ));
+    }
+    Ok(ReasonConfig {
+        enabled: *raw.enabled.get_ref(),
+        stall_attempts: *raw.stall_attempts.get_ref(),
+        max_diagnoses_per_task: raw.max_diagnoses_per_task,
+        max_reasoner_calls_per_run: raw.max_reasoner_calls_per_run,
+        extract_lessons: raw.extract_lessons,
+        max_lessons: *raw.max_lessons.get_ref(),
+        timeout,
+    })
 }
 
 fn provider_names() -> String {
@@ -229,6 +318,8 @@ struct RawConfig {
     #[serde(default)]
     roles: RawRoles,
     #[serde(default)]
+    reason: RawReason,
+    #[serde(default)]
     #[allow(dead_code)]
     verification: toml::Table,
 }
@@ -265,6 +356,33 @@ impl Default for RawDefaults {
         RawDefaults {
             max_attempts: Spanned::new(0..0, 3),
             agent_timeout: Spanned::new(0..0, "30m".into()),
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, default)]
+struct RawReason {
+    enabled: Spanned<bool>,
+    stall_attempts: Spanned<u32>,
+    max_diagnoses_per_task: u32,
+    max_reasoner_calls_per_run: u32,
+    extract_lessons: bool,
+    max_lessons: Spanned<usize>,
+    timeout: Spanned<String>,
+}
+
+impl Default for RawReason {
+    fn default() -> Self {
+        let d = ReasonConfig::default();
+        RawReason {
+            enabled: Spanned::new(0..0, d.enabled),
+            stall_attempts: Spanned::new(0..0, d.stall_attempts),
+            max_diagnoses_per_task: d.max_diagnoses_per_task,
+            max_reasoner_calls_per_run: d.max_reasoner_calls_per_run,
+            extract_lessons: d.extract_lessons,
+            max_lessons: Spanned::new(0..0, d.max_lessons),
+            timeout: Spanned::new(0..0, "10m".into()),
         }
     }
 }
@@ -334,6 +452,9 @@ agent_timeout = "30m"   # a PRD's **Agent-timeout** overrides it; units s, m or 
 # [roles.analyzer]
 # provider = "anthropic"
 # model = "sonnet"
+#
+# The reason subsystem (diagnosis of stalls, lessons from recoveries) is opt in: add
+# [roles.reasoner] (or [roles.analyzer]) and a [reason] table by hand; see docs/reason.md.
 
 [verification]
 criterion_seconds = 600      # per hint; the whole process group is killed at the limit
@@ -417,11 +538,49 @@ mod tests {
                 "names no model",
             ),
             ("[colour]\n", "line 1", "unknown field `colour`"),
+            (
+                "[reason]\nenabled = true\n",
+                "line 2",
+                "needs a model to reason with",
+            ),
+            (
+                "[reason]\nstall_attempts = 1\n",
+                "line 2",
+                "stall_attempts must be at least 2",
+            ),
+            ("[reason]\ntimeout = \"soon\"\n", "line 2", "not a duration"),
+            (
+                "[reason]\nmax_lesons = 3\n",
+                "line 2",
+                "unknown field `max_lesons`",
+            ),
         ];
         for (text, line, what) in cases {
             let e = Config::parse(text).expect_err(text);
             assert!(e.contains(line) && e.contains(what), "{text:?}: {e}");
         }
+    }
+
+    #[test]
+    fn reason_is_off_by_default_and_falls_back_to_the_analyzer() {
+        let c = Config::parse(TEMPLATE).expect("template parses");
+        assert_eq!(c.reason, ReasonConfig::default());
+        assert!(!c.reason.enabled && c.reasoner_role().is_none());
+        let c = Config::parse(
+            "[roles.analyzer]\nprovider = \"openai\"\nmodel = \"a\"\n[reason]\nenabled = true\nstall_attempts = 3\n",
+        )
+        .expect("parses");
+        assert!(c.reason.enabled);
+        assert_eq!(c.reason.stall_attempts, 3);
+        assert_eq!(c.reasoner_role().map(|r| r.model.as_str()), Some("a"));
+        let c = Config::parse(
+            "[roles.analyzer]\nprovider = \"openai\"\nmodel = \"a\"\n[roles.reasoner]\nprovider = \"google\"\nmodel = \"r\"\n",
+        )
+        .expect("parses");
+        assert_eq!(
+            c.reasoner_role().map(|r| (r.provider, r.model.as_str())),
+            Some((Provider::Google, "r"))
+        );
     }
 
     #[test]

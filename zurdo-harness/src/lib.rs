@@ -9,6 +9,7 @@ pub mod config;
 pub mod evidence;
 pub mod policy;
 pub mod prompt;
+pub mod reason;
 pub mod run;
 pub mod standin;
 pub mod state;

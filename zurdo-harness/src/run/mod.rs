@@ -7,6 +7,7 @@ pub mod interrupt;
 pub mod live;
 pub mod orphans;
 pub mod probe;
+pub mod reasoning;
 pub mod summary;
 pub mod toolchain;
 
@@ -93,12 +94,19 @@ struct Run {
     tool_words: BTreeSet<String>,
     /// Set when the run must stop with exit 3 (a standing set over budget).
     refused: Option<String>,
+    /// The lesson library, read at run start (plus what this run extracts).
+    library: crate::reason::library::Library,
+    /// Lesson use counts (`.zurdo/reason/usage.json`).
+    usage: crate::reason::library::Usage,
     _lock: Lock,
 }
 
 impl Run {
     fn prepare(prd_path: &Path, options: Options) -> Result<Option<Run>, Refusal> {
         let display = prd_path.display().to_string();
+        let root = source::repo_root(prd_path);
+        // The config is checked before any PRD is read.
+        let config = Config::load(&root).map_err(|e| (exit::INVALID, e))?;
         let bytes = source::read(prd_path).map_err(|e| (exit::INVALID, e.to_string()))?;
         let prd = zurdo::parse_bytes(&bytes).map_err(|errors| {
             let lines: Vec<String> = errors.iter().map(|e| e.render(&display)).collect();
@@ -107,9 +115,7 @@ impl Run {
                 format!("{display} is not a valid PRD:\n{}", lines.join("\n")),
             )
         })?;
-        let root = source::repo_root(prd_path);
         let relative = source::relative_to(&root, prd_path).unwrap_or_else(|| display.clone());
-        let config = Config::load(&root).map_err(|e| (exit::INVALID, e))?;
         check_efforts(&prd, &config).map_err(|e| (exit::INVALID, e))?;
         if config.verification.clean_room == "bubblewrap" && !evidence::room::bubblewrap_installed()
         {
@@ -192,8 +198,11 @@ impl Run {
             baseline: None,
             standing,
             refused: None,
+            library: crate::reason::library::Library::default(),
+            usage: crate::reason::library::Usage::default(),
             _lock: lock,
         };
+        run.load_lessons();
         run.record_toolchain();
         run.capture_run_baseline();
         run.save();
@@ -202,6 +211,30 @@ impl Run {
             run.probe_models()?;
         }
         Ok(Some(run))
+    }
+
+    /// With `[reason] enabled`: the lesson library and its use counts; a
+    /// lesson file that cannot be read is named and skipped.
+    fn load_lessons(&mut self) {
+        if !self.config.reason.enabled {
+            return;
+        }
+        let root = self.verifier.root().to_path_buf();
+        self.library = crate::reason::library::Library::load(&root);
+        self.usage = crate::reason::library::Usage::load(&root);
+        for skipped in &self.library.skipped {
+            eprintln!(
+                "warning: lesson {} skipped: {}",
+                skipped.path.display(),
+                skipped.why
+            );
+        }
+        if !self.library.lessons.is_empty() {
+            eprintln!(
+                "zurdo: {} lesson(s) in lessons/",
+                self.library.lessons.len()
+            );
+        }
     }
 
     /// The standing set must hold before any agent runs: a rule already red
@@ -744,6 +777,16 @@ impl Run {
             self.settle(task, Status::BlockedByDependency, Some(blocker.clone()));
             return;
         }
+        // A stop between a halt_task verdict and settling the task.
+        if self
+            .state
+            .task(&task.id)
+            .is_some_and(|t| t.halted.is_some())
+        {
+            eprintln!("  failed: halted by a diagnosis (recorded before the last stop)");
+            self.settle(task, Status::Failed, None);
+            return;
+        }
         // A stop between recording a passing attempt and settling the task:
         // the verdict is in prd.json, so settle it rather than spend another attempt.
         let recorded_pass = self
@@ -876,7 +919,8 @@ impl Run {
             .state
             .task(&task.id)
             .and_then(|t| t.retry_context.clone());
-        let prompt = prompt::render(task, provider, retry.as_deref());
+        let mut prompt = prompt::render(task, provider, retry.as_deref());
+        prompt.push_str(&self.lessons_section(task, attempt));
         let started_at = state::now();
         write_file(
             &self.dir.iteration_file(&task.id, attempt, "prompt"),
@@ -1063,7 +1107,24 @@ impl Run {
             }
             context
         });
+        let failure = (!passed).then(|| {
+            crate::reason::fingerprint::Failure::of(
+                task,
+                &results,
+                crate::reason::fingerprint::Extra {
+                    standing: &standing_failures,
+                    frozen: &violations,
+                    clean_room: &mismatches,
+                },
+            )
+        });
         let iteration = Iteration {
+            fingerprint: failure.as_ref().map(|f| f.fingerprint()),
+            failure: failure
+                .as_ref()
+                .map(|f| f.lines.clone())
+                .unwrap_or_default(),
+            failure_surface: failure.map(|f| f.surface),
             attempt,
             started_at,
             ended_at: state::now(),
@@ -1097,13 +1158,14 @@ impl Run {
                 .iter()
                 .any(|r| r.verdict == CriterionVerdict::PendingReview);
             eprintln!("  passed on attempt {attempt}");
+            self.after_pass(task);
             Some(if manual {
                 Status::PassedPendingReview
             } else {
                 Status::Passed
             })
         } else {
-            None
+            self.after_failure(task, attempt, max)
         }
     }
 
@@ -1269,17 +1331,10 @@ fn fresh_state(prd: &Prd, config: &Config, relative: &str, dir: &StateDir, sha1:
                 status: Status::Pending,
                 attempts: 0,
                 max_attempts: t.metadata.max_attempts.unwrap_or(config.max_attempts),
-                preflight_results: None,
-                iterations: Vec::new(),
-                passed_at_preflight: false,
-                blocked_by: None,
-                retry_context: None,
-                frozen_baseline: None,
-                rollback_point: None,
-                flaky: Vec::new(),
-                witness: None,
+                ..TaskState::default()
             })
             .collect(),
+        reasoner_calls: 0,
     }
 }
 

@@ -86,6 +86,10 @@
 //!   [`PROBE_PREFIX`]; it never consumes an attempt (probes are counted in
 //!   `<script>.probes` instead). Default: text `OK`, 12 input and 1 output
 //!   tokens.
+//! * `reason`: rules like `on_prompt`'s for reasoner calls (a prompt
+//!   starting with `zurdo-reason:`: a diagnosis or a lesson extraction).
+//!   They never consume an attempt (counted in `<script>.reasons`); with no
+//!   matching rule the reasoner answers an empty text.
 //! * `models`: `"unknown"`, `"plan"` (plan-gated), `"unauthenticated"` or
 //!   `"ok"`, keyed by the model named on the command line (or the CLI's
 //!   default model; for claude also the full name an alias resolves to:
@@ -113,8 +117,9 @@
 //!   the trust check, as the real one).
 //! * `log`: a file (relative to the script's directory) that gets one JSON
 //!   line per invocation: `{"cli", "args", "cwd", "workdir", "prompt",
-//!   "probe", "attempt"}` (`attempt` is the counter value, null for probes
-//!   and for invocations refused before one was consumed).
+//!   "probe", "reasoner", "attempt"}` (`attempt` is the counter value, null
+//!   for probes, reasoner calls and invocations refused before one was
+//!   consumed).
 //!
 //! An attempt, every field optional, performed in this order:
 //!
@@ -246,6 +251,11 @@ impl Invocation {
     /// Whether this is a model probe.
     pub fn is_probe(&self) -> bool {
         self.prompt.starts_with(PROBE_PREFIX)
+    }
+
+    /// Whether this is a reasoner call (a diagnosis or a lesson extraction).
+    pub fn is_reasoner(&self) -> bool {
+        self.prompt.starts_with(crate::reason::REASON_PREFIX)
     }
 
     /// A path from a script, resolved against the working dir.
@@ -391,6 +401,7 @@ pub(crate) fn drive(inv: &Invocation, model_names: &[&str], agent: &mut dyn Agen
     };
     let script = &loaded.script;
     let probe = inv.is_probe();
+    let reasoner = inv.is_reasoner();
     let status = script.model_status(model_names);
     let log = |index: Option<u64>| {
         let (Some(log), Some(path)) = (&script.log, &loaded.path) else {
@@ -408,6 +419,7 @@ pub(crate) fn drive(inv: &Invocation, model_names: &[&str], agent: &mut dyn Agen
             "workdir": inv.workdir,
             "prompt": inv.prompt,
             "probe": probe,
+            "reasoner": reasoner,
             "attempt": index,
         });
         if let Ok(mut f) = std::fs::OpenOptions::new()
@@ -435,6 +447,10 @@ pub(crate) fn drive(inv: &Invocation, model_names: &[&str], agent: &mut dyn Agen
             let _ = script::bump_counter(&script::sidecar(path, "probes"));
             None
         }
+        Some(path) if reasoner => {
+            let _ = script::bump_counter(&script::sidecar(path, "reasons"));
+            None
+        }
         Some(path) => match script::bump_counter(&script::sidecar(path, "count")) {
             Ok(n) => Some(n),
             Err(e) => {
@@ -450,6 +466,8 @@ pub(crate) fn drive(inv: &Invocation, model_names: &[&str], agent: &mut dyn Agen
     log(index);
     let attempt = if probe {
         script.probe_attempt()
+    } else if reasoner {
+        script.reasoner_attempt(&inv.prompt)
     } else {
         script.attempt_for(index.unwrap_or(0), &inv.prompt)
     };

@@ -23,6 +23,10 @@ pub struct Script {
     /// Checked first, in order: the first rule whose `contains` occurs in
     /// the prompt supplies the attempt (the counter still advances).
     pub on_prompt: Vec<PromptRule>,
+    /// Reasoner calls (a prompt starting with `zurdo-reason:`): the first
+    /// rule whose `contains` occurs in the prompt supplies the attempt;
+    /// none consumes an attempt.
+    pub reason: Vec<PromptRule>,
     /// What a probe (a prompt starting with `zurdo-probe:`) does; default:
     /// answer `OK` with a little usage.
     pub probe: Option<Attempt>,
@@ -275,6 +279,19 @@ impl Script {
             .or(self.attempts.last())
             .cloned()
             .unwrap_or_default()
+    }
+
+    /// The attempt a reasoner call performs: the first matching `reason`
+    /// rule, else an empty answer.
+    pub fn reasoner_attempt(&self, prompt: &str) -> Attempt {
+        self.reason
+            .iter()
+            .find(|r| prompt.contains(&r.contains))
+            .map(|r| r.attempt.clone())
+            .unwrap_or_else(|| Attempt {
+                text: Some(String::new()),
+                ..Attempt::default()
+            })
     }
 
     /// The attempt a probe performs.

@@ -80,6 +80,11 @@ impl StateDir {
             .join(format!("{task}-{attempt}.{ext}"))
     }
 
+    /// `reason/`: this run's diagnosis blocks and reasoner transcripts.
+    pub fn reason(&self) -> PathBuf {
+        self.dir.join("reason")
+    }
+
     /// `reports/`.
     pub fn reports(&self) -> PathBuf {
         self.dir.join("reports")

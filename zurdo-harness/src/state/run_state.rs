@@ -8,15 +8,18 @@ use serde::{Deserialize, Serialize};
 use zurdo::verify::CriterionVerdict;
 
 use crate::agent::Usage;
+use crate::reason::diagnosis::{Block, Confidence};
+use crate::reason::surface::Surface;
 
 /// The format version of `prd.json`.
 pub const VERSION: u32 = 1;
 
 /// A task's status, exactly as the spec names them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Status {
     /// Not yet attempted.
+    #[default]
     Pending,
     /// All automated hints passed.
     Passed,
@@ -118,8 +121,116 @@ pub struct Iteration {
     /// `standing rule broken: [<hint>] — <why>`, one per broken rule.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub standing_failures: Vec<String>,
+    /// The failure fingerprint of a failed iteration (equal fingerprints in
+    /// a row are a stall).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fingerprint: Option<String>,
+    /// The canonical lines the fingerprint digests (what failed).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failure: Vec<String>,
+    /// The failure's match surface, for reactive lesson matching.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure_surface: Option<Surface>,
     /// True when every automated criterion passed.
     pub passed: bool,
+}
+
+/// A fingerprint stall: the same failure `repeats` attempts in a row.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Stall {
+    /// The attempt that completed the run of equal fingerprints.
+    pub attempt: u32,
+    /// The repeated fingerprint.
+    pub fingerprint: String,
+    /// How many attempts in a row ended with it.
+    pub repeats: u32,
+    /// The failing criteria.
+    pub criteria: Vec<String>,
+    /// The failure's match surface (a lesson extracted from the recovery
+    /// declares it).
+    pub surface: Surface,
+}
+
+/// One diagnosis call (or a skipped one), as `diagnosis_outcome` reports it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DiagnosisRecord {
+    /// The stalled attempt it diagnosed.
+    pub attempt: u32,
+    /// `accepted`, `discarded` (called, reply unusable) or `skipped` (no call).
+    pub outcome: String,
+    /// Why it was discarded or skipped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
+    /// The accepted block.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block: Option<Block>,
+    /// `<provider>/<model>` of the reasoner, when called.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Its token usage, when reported.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Usage>,
+    /// Where the block (or the discarded reply) is kept, repo-relative.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+}
+
+impl DiagnosisRecord {
+    /// True when the reasoner was called (skips cost nothing).
+    pub fn called(&self) -> bool {
+        self.outcome != "skipped"
+    }
+}
+
+/// A task a `halt_task` verdict stopped, and the diagnosis behind it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Halt {
+    /// The attempt after which it stopped.
+    pub attempt: u32,
+    /// The reasoner's hypothesis.
+    pub hypothesis: String,
+    /// Its confidence.
+    pub confidence: Confidence,
+}
+
+/// A `suggest_heal` verdict: criteria a human should look at with `zurdo heal`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HealRouting {
+    /// The stalled attempt.
+    pub attempt: u32,
+    /// The criteria that kept failing (zurdo's list, not the model's).
+    pub criteria: Vec<String>,
+    /// The reasoner's hypothesis.
+    pub hypothesis: String,
+}
+
+/// A lesson written (or found already there) after a recovery.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Extracted {
+    /// The lesson id (`lessons/lesson-<id>.md`).
+    pub id: String,
+    /// False when an identical lesson was already in the library.
+    pub written: bool,
+    /// Lessons evicted to make room.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub evicted: Vec<String>,
+}
+
+/// A lesson put into an executor prompt.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Injected {
+    /// The attempt whose prompt carried it.
+    pub attempt: u32,
+    /// The lesson id.
+    pub id: String,
+    /// `prospective` (first prompt) or `reactive` (retry).
+    pub mode: String,
+    /// Its match score.
+    pub score: usize,
+    /// The task that taught it.
+    pub from_task: String,
+    /// The PRD that task is in.
+    pub from_prd: String,
 }
 
 /// Which of a task's changed files the criteria read.
@@ -132,7 +243,7 @@ pub struct Witness {
 }
 
 /// One task's state.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct TaskState {
     /// The task id.
     pub id: String,
@@ -170,6 +281,24 @@ pub struct TaskState {
     /// The "what failed" section the next attempt's prompt opens with.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub retry_context: Option<String>,
+    /// Fingerprint stalls, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stalls: Vec<Stall>,
+    /// Diagnosis calls and skips, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub diagnoses: Vec<DiagnosisRecord>,
+    /// Set when a `halt_task` verdict stopped the task.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub halted: Option<Halt>,
+    /// `suggest_heal` verdicts.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub heal_routings: Vec<HealRouting>,
+    /// Lessons extracted from this task's recovery.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lessons_extracted: Vec<Extracted>,
+    /// Lessons injected into this task's prompts.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lessons_injected: Vec<Injected>,
 }
 
 impl TaskState {
@@ -220,6 +349,10 @@ pub struct RunState {
     pub updated_at: String,
     /// Tasks in run order.
     pub tasks: Vec<TaskState>,
+    /// Reasoner calls made in this run (diagnoses and extractions), against
+    /// `[reason] max_reasoner_calls_per_run`.
+    #[serde(default)]
+    pub reasoner_calls: u32,
 }
 
 impl RunState {

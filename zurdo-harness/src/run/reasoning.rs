@@ -1,0 +1,548 @@
+//! The run loop's side of the reason subsystem: a stall check after every
+//! failed iteration (always on), one diagnosis call when a stall still has
+//! attempts left (`[reason] enabled`), a lesson from a recovery, and lessons
+//! in executor prompts.
+//!
+//! Fail-open everywhere: a reasoner that cannot start, times out, answers
+//! nothing usable or has no budget left is recorded and the loop goes on as
+//! if the subsystem were off. No outcome here can pass, skip or weaken a
+//! criterion: the only effects are a prompt section, a report entry, and a
+//! task that stops spending (`halt_task`, which fails it).
+
+use std::path::PathBuf;
+
+use serde_json::json;
+use zurdo::Task;
+
+use super::{write_file, Run};
+use crate::agent::{invoke, vocabulary, Usage};
+use crate::config::Role;
+use crate::evidence;
+use crate::reason::bundle::{self, AttemptEvidence};
+use crate::reason::diagnosis::{self, Verdict};
+use crate::reason::library::{Lesson, Library};
+use crate::reason::{extract, fingerprint, inject};
+use crate::state;
+use crate::state::run_state::{
+    DiagnosisRecord, Extracted, Halt, HealRouting, Injected, Iteration, Stall, Status,
+};
+
+/// Lessons at most in one prompt.
+pub const MAX_INJECTED: usize = 3;
+
+/// What one reasoner call answered.
+struct Reply {
+    text: String,
+    usage: Option<Usage>,
+    model: String,
+}
+
+impl Run {
+    /// After a failed iteration is recorded: the stall check, then (when
+    /// enabled, budgeted and not the final attempt) a diagnosis. `Some`
+    /// when a `halt_task` verdict stops the task.
+    pub(super) fn after_failure(&mut self, task: &Task, attempt: u32, max: u32) -> Option<Status> {
+        let stall = self.detect_stall(task, attempt)?;
+        if !self.config.reason.enabled {
+            return None;
+        }
+        if attempt >= max {
+            self.skip_diagnosis(
+                task,
+                attempt,
+                "the final attempt: guidance would have no prompt to land in",
+            );
+            return None;
+        }
+        self.diagnose(task, attempt, &stall)
+    }
+
+    /// Records a stall when the last `stall_attempts` fingerprints are one.
+    fn detect_stall(&mut self, task: &Task, attempt: u32) -> Option<Stall> {
+        let t = self.state.task(&task.id)?;
+        let prints: Vec<Option<&str>> = t
+            .iterations
+            .iter()
+            .map(|i| i.fingerprint.as_deref())
+            .collect();
+        if !fingerprint::stalled(&prints, self.config.reason.stall_attempts) {
+            return None;
+        }
+        let last = t.iterations.last()?;
+        let print = last.fingerprint.clone()?;
+        let repeats = prints
+            .iter()
+            .rev()
+            .take_while(|p| **p == Some(print.as_str()))
+            .count() as u32;
+        let stall = Stall {
+            attempt,
+            fingerprint: print.clone(),
+            repeats,
+            criteria: failing_criteria(last),
+            surface: last.failure_surface.clone().unwrap_or_default(),
+        };
+        eprintln!(
+            "    stalled: the same failure {repeats} attempts in a row (fingerprint {print}): the agent is repeating itself, not converging"
+        );
+        self.progress.emit(
+            "task_stalled",
+            json!({"task": task.id, "attempt": attempt, "fingerprint": print, "repeats": repeats, "criteria": stall.criteria}),
+        );
+        if let Some(t) = self.state.task_mut(&task.id) {
+            t.stalls.push(stall.clone());
+        }
+        self.save();
+        Some(stall)
+    }
+
+    fn skip_diagnosis(&mut self, task: &Task, attempt: u32, why: &str) {
+        self.record_diagnosis(
+            task,
+            DiagnosisRecord {
+                attempt,
+                outcome: "skipped".into(),
+                why: Some(why.to_string()),
+                block: None,
+                model: None,
+                usage: None,
+                file: None,
+            },
+        );
+    }
+
+    fn record_diagnosis(&mut self, task: &Task, record: DiagnosisRecord) {
+        let usage = record.usage.unwrap_or_default();
+        let block = record.block.as_ref();
+        self.progress.emit(
+            "diagnosis_outcome",
+            json!({
+                "task": task.id,
+                "attempt": record.attempt,
+                "outcome": record.outcome,
+                "why": record.why,
+                "verdict": block.map(|b| b.verdict.name()),
+                "confidence": block.map(|b| b.confidence.name()),
+                "confidence_clamped": block.is_some_and(|b| b.confidence_clamped),
+                "model": record.model,
+                "input_tokens": record.usage.map(|_| usage.input_tokens),
+                "output_tokens": record.usage.map(|_| usage.output_tokens),
+            }),
+        );
+        match (&record.outcome[..], block) {
+            ("accepted", Some(b)) => eprintln!(
+                "    diagnosis: {} ({} confidence{}): {}",
+                b.verdict.name(),
+                b.confidence.name(),
+                if b.confidence_clamped {
+                    ", clamped"
+                } else {
+                    ""
+                },
+                super::first_line(&b.hypothesis)
+            ),
+            (outcome, _) => eprintln!(
+                "    diagnosis {outcome}: {} (the loop goes on as without it)",
+                record.why.as_deref().unwrap_or("")
+            ),
+        }
+        if let Some(t) = self.state.task_mut(&task.id) {
+            t.diagnoses.push(record);
+        }
+        self.save();
+    }
+
+    /// Why no reasoner call may be made now, when none may.
+    fn reasoner_budget_spent(&self) -> Option<String> {
+        let max = self.config.reason.max_reasoner_calls_per_run;
+        (self.state.reasoner_calls >= max)
+            .then(|| format!("[reason] max_reasoner_calls_per_run ({max}) spent"))
+    }
+
+    fn diagnose(&mut self, task: &Task, attempt: u32, stall: &Stall) -> Option<Status> {
+        let per_task = self.config.reason.max_diagnoses_per_task;
+        let done = self
+            .state
+            .task(&task.id)
+            .map_or(0, |t| t.diagnoses.iter().filter(|d| d.called()).count());
+        if done >= per_task as usize {
+            let why = format!("[reason] max_diagnoses_per_task ({per_task}) spent on this task");
+            self.skip_diagnosis(task, attempt, &why);
+            return None;
+        }
+        if let Some(why) = self.reasoner_budget_spent() {
+            self.skip_diagnosis(task, attempt, &why);
+            return None;
+        }
+        let Some(role) = self.config.reasoner_role().cloned() else {
+            self.skip_diagnosis(task, attempt, "no [roles.reasoner] or [roles.analyzer]");
+            return None;
+        };
+        let count = stall.repeats.min(self.config.reason.stall_attempts) as usize;
+        let evidence = self.stalled_evidence(task, count);
+        let bundle = bundle::project(&evidence, bundle::BUDGET);
+        let prompt = diagnosis::prompt(task, &bundle, stall.repeats);
+        let name = format!("{}-{attempt}-diagnosis", task.id);
+        let file = self.reason_file(&name, "json");
+        let mut record = DiagnosisRecord {
+            attempt,
+            outcome: "discarded".into(),
+            why: None,
+            block: None,
+            model: Some(format!("{}/{}", role.provider.name(), role.model)),
+            usage: None,
+            file: Some(format!(".zurdo/{}/reason/{name}.json", self.dir.slug)),
+        };
+        match self.call_reasoner(&role, &prompt, &name) {
+            Err(why) => record.why = Some(why),
+            Ok(reply) => {
+                record.usage = reply.usage;
+                record.model = Some(reply.model);
+                match diagnosis::parse(&reply.text, bundle.steps) {
+                    Ok(block) => {
+                        record.outcome = "accepted".into();
+                        record.block = Some(block);
+                    }
+                    Err(discard) => record.why = Some(discard.to_string()),
+                }
+            }
+        }
+        write_file(
+            &file,
+            serde_json::to_string_pretty(&record)
+                .unwrap_or_default()
+                .as_bytes(),
+        );
+        let block = record.block.clone();
+        self.record_diagnosis(task, record);
+        let block = block?;
+        let t = self.state.task_mut(&task.id)?;
+        let status = match block.verdict {
+            Verdict::RetryWithGuidance => {
+                let rest = t.retry_context.take().unwrap_or_default();
+                t.retry_context = Some(format!("{}\n{rest}", diagnosis::section(&block)));
+                None
+            }
+            Verdict::SuggestHeal => {
+                t.heal_routings.push(HealRouting {
+                    attempt,
+                    criteria: stall.criteria.clone(),
+                    hypothesis: block.hypothesis.clone(),
+                });
+                eprintln!(
+                    "    routed to heal at run end: {} (the loop continues)",
+                    stall.criteria.join(", ")
+                );
+                None
+            }
+            Verdict::HaltTask => {
+                t.halted = Some(Halt {
+                    attempt,
+                    hypothesis: block.hypothesis.clone(),
+                    confidence: block.confidence,
+                });
+                eprintln!("  halted by diagnosis: further attempts would not help; the task fails");
+                Some(Status::Failed)
+            }
+        };
+        self.save();
+        status
+    }
+
+    /// After a pass: a task that stalled and then passed is a recovery,
+    /// and one reasoner call distills it into a lesson. Nothing here can
+    /// touch the pass.
+    pub(super) fn after_pass(&mut self, task: &Task) {
+        let reason = self.config.reason.clone();
+        if !reason.enabled || !reason.extract_lessons {
+            return;
+        }
+        let Some(t) = self.state.task(&task.id) else {
+            return;
+        };
+        let Some(stall) = t.stalls.last().cloned() else {
+            return; // no struggle, no lesson
+        };
+        let (Some(stalled), Some(passing)) = (
+            t.iterations
+                .iter()
+                .find(|i| i.attempt == stall.attempt)
+                .cloned(),
+            t.iterations.last().cloned(),
+        ) else {
+            return;
+        };
+        let outcome = self.extract(task, &stall, &stalled, &passing, &reason);
+        let (name, fields) = match outcome {
+            Ok(Some(extracted)) => {
+                let fields = json!({"task": task.id, "outcome": if extracted.written { "written" } else { "duplicate" }, "lesson": extracted.id, "evicted": extracted.evicted});
+                eprintln!(
+                    "    lesson: lessons/lesson-{}.md ({}); commit it to keep it",
+                    extracted.id,
+                    if extracted.written {
+                        "new"
+                    } else {
+                        "already in the library"
+                    }
+                );
+                if let Some(t) = self.state.task_mut(&task.id) {
+                    t.lessons_extracted.push(extracted);
+                }
+                ("lesson_extracted", fields)
+            }
+            Ok(None) => (
+                "lesson_extracted",
+                json!({"task": task.id, "outcome": "none", "why": "the reasoner found nothing that generalizes"}),
+            ),
+            Err(why) => {
+                eprintln!("    no lesson: {why}");
+                (
+                    "lesson_extracted",
+                    json!({"task": task.id, "outcome": "skipped", "why": why}),
+                )
+            }
+        };
+        self.progress.emit(name, fields);
+        self.save();
+    }
+
+    fn extract(
+        &mut self,
+        task: &Task,
+        stall: &Stall,
+        stalled: &Iteration,
+        passing: &Iteration,
+        reason: &crate::config::ReasonConfig,
+    ) -> Result<Option<Extracted>, String> {
+        if stall.surface.declared() < 2 {
+            return Err(format!(
+                "the failure declares {} match component(s); a lesson needs two to ever surface",
+                stall.surface.declared()
+            ));
+        }
+        if let Some(why) = self.reasoner_budget_spent() {
+            return Err(why);
+        }
+        let role = self
+            .config
+            .reasoner_role()
+            .cloned()
+            .ok_or("no [roles.reasoner] or [roles.analyzer]")?;
+        let evidence = self.attempt_evidence(task, stalled, true);
+        let projection = bundle::project(&[evidence], bundle::HALF_BUDGET).text;
+        let diff = match (&stalled.verified_tree, &passing.verified_tree) {
+            (Some(from), Some(to)) => {
+                let label = format!("attempt {} → attempt {}", stalled.attempt, passing.attempt);
+                evidence::diff_patch_bytes(self.verifier.root(), from, to, &label)
+                    .map(|b| String::from_utf8_lossy(&b).into_owned())
+                    .unwrap_or_else(|e| format!("(the diff is unavailable: {e})"))
+            }
+            _ => "(no git baseline: the diff is unavailable)".to_string(),
+        };
+        let diff = bundle::window(&diff, bundle::HALF_BUDGET);
+        let prompt = extract::prompt(task, &projection, &diff);
+        let name = format!("{}-{}-lesson", task.id, passing.attempt);
+        let reply = self.call_reasoner(&role, &prompt, &name)?;
+        let Some(body) = extract::parse(&reply.text)? else {
+            return Ok(None);
+        };
+        let lesson = Lesson::new(
+            stall.surface.clone(),
+            &body,
+            &task.id,
+            &self.state.prd,
+            &state::now(),
+        );
+        let added = Library::add(
+            self.verifier.root(),
+            &lesson,
+            reason.max_lessons,
+            &self.usage,
+        )
+        .map_err(|e| format!("cannot write the lesson: {e}"))?;
+        if added.written {
+            self.library.lessons.push(lesson);
+        }
+        self.library
+            .lessons
+            .retain(|l| !added.evicted.contains(&l.id));
+        Ok(Some(Extracted {
+            id: added.id,
+            written: added.written,
+            evicted: added.evicted,
+        }))
+    }
+
+    /// The lessons section of an executor prompt (empty when none match),
+    /// stamping each injected lesson's use: only real injection counts.
+    pub(super) fn lessons_section(&mut self, task: &Task, attempt: u32) -> String {
+        if !self.config.reason.enabled || self.library.lessons.is_empty() {
+            return String::new();
+        }
+        let reactive = self
+            .state
+            .task(&task.id)
+            .filter(|t| t.retry_context.is_some())
+            .and_then(|t| t.iterations.last())
+            .and_then(|i| i.failure_surface.clone());
+        let (surface, mode) = match reactive {
+            Some(s) => (s, "reactive"),
+            None => (fingerprint::declared(task), "prospective"),
+        };
+        let chosen: Vec<(Lesson, usize)> = self
+            .library
+            .matches(&surface, &self.usage)
+            .into_iter()
+            .take(MAX_INJECTED)
+            .map(|(l, score)| (l.clone(), score))
+            .collect();
+        if chosen.is_empty() {
+            return String::new();
+        }
+        let lessons: Vec<&Lesson> = chosen.iter().map(|(l, _)| l).collect();
+        let section = inject::section(&lessons);
+        let ids: Vec<String> = chosen.iter().map(|(l, _)| l.id.clone()).collect();
+        self.usage.stamp(&ids, &state::now());
+        if let Err(e) = self.usage.save(self.verifier.root()) {
+            eprintln!("warning: cannot write lesson use counts: {e}");
+        }
+        self.progress.emit(
+            "lessons_injected",
+            json!({"task": task.id, "attempt": attempt, "mode": mode, "lessons": ids}),
+        );
+        eprintln!(
+            "    lessons ({mode}): {}",
+            ids.iter()
+                .map(|id| format!("lesson-{id}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        if let Some(t) = self.state.task_mut(&task.id) {
+            for (lesson, score) in &chosen {
+                t.lessons_injected.push(Injected {
+                    attempt,
+                    id: lesson.id.clone(),
+                    mode: mode.to_string(),
+                    score: *score,
+                    from_task: lesson.task.clone(),
+                    from_prd: lesson.prd.clone(),
+                });
+            }
+        }
+        section
+    }
+
+    /// The evidence of the last `count` iterations of `task`.
+    fn stalled_evidence(&self, task: &Task, count: usize) -> Vec<AttemptEvidence> {
+        let Some(t) = self.state.task(&task.id) else {
+            return Vec::new();
+        };
+        let from = t.iterations.len().saturating_sub(count);
+        let last = t.iterations.len().saturating_sub(1);
+        t.iterations[from..]
+            .iter()
+            .enumerate()
+            .map(|(i, it)| self.attempt_evidence(task, it, from + i == last))
+            .collect()
+    }
+
+    /// One attempt's evidence: zurdo's findings (the full "what failed" for
+    /// the latest attempt, the fingerprint lines otherwise) and the agent's
+    /// stream read again through the vocabulary from `iterations/`.
+    fn attempt_evidence(&self, task: &Task, it: &Iteration, latest: bool) -> AttemptEvidence {
+        let failed = match self
+            .state
+            .task(&task.id)
+            .and_then(|t| t.retry_context.clone())
+        {
+            Some(text) if latest => text,
+            _ => it.failure.join("\n"),
+        };
+        let read = |ext: &str| {
+            std::fs::read(self.dir.iteration_file(&task.id, it.attempt, ext))
+                .map(|b| String::from_utf8_lossy(&b).into_owned())
+                .unwrap_or_default()
+        };
+        let report = vocabulary::read(self.config.executor, &read("out"), &read("err"));
+        AttemptEvidence {
+            attempt: it.attempt,
+            failed,
+            final_text: report
+                .final_text
+                .or_else(|| it.agent.final_text_tail.clone()),
+            tool_calls: report.tool_calls,
+            error: report.error.or_else(|| it.agent.error.clone()).or_else(|| {
+                it.agent
+                    .timed_out
+                    .then(|| "the agent ran past its timeout and was killed".to_string())
+            }),
+        }
+    }
+
+    /// One single-shot reasoner call through the role's CLI, in an empty
+    /// scratch directory (the bundle is in the prompt; the reasoner has
+    /// nothing to read or edit). Counts against the run's budget.
+    fn call_reasoner(&mut self, role: &Role, prompt: &str, name: &str) -> Result<Reply, String> {
+        self.state.reasoner_calls += 1;
+        self.save();
+        write_file(&self.reason_file(name, "prompt"), prompt.as_bytes());
+        let scratch = std::env::temp_dir().join(format!(
+            "zurdo-reasoner-{}-{}",
+            std::process::id(),
+            self.state.reasoner_calls
+        ));
+        std::fs::create_dir_all(&scratch)
+            .map_err(|e| format!("cannot create {}: {e}", scratch.display()))?;
+        let program = self.config.command(role.provider).to_string();
+        let invocation =
+            invoke::command_line(role.provider, &program, &role.model, prompt, &scratch);
+        let outcome = invoke::run(role.provider, &invocation, self.config.reason.timeout);
+        let _ = std::fs::remove_dir_all(&scratch);
+        let outcome =
+            outcome.map_err(|e| format!("the reasoner `{program}` could not start: {e}"))?;
+        write_file(&self.reason_file(name, "out"), &outcome.stdout);
+        let model = format!(
+            "{}/{}",
+            role.provider.name(),
+            outcome
+                .report
+                .model
+                .clone()
+                .unwrap_or_else(|| role.model.clone())
+        );
+        if outcome.timed_out {
+            return Err(format!(
+                "the reasoner timed out after {}s ([reason] timeout)",
+                self.config.reason.timeout.as_secs()
+            ));
+        }
+        let text = outcome.report.final_text.clone().unwrap_or_default();
+        if text.trim().is_empty() {
+            return Err(match &outcome.report.error {
+                Some(e) => format!("the reasoner failed: {}", super::first_line(e)),
+                None => format!(
+                    "the reasoner answered nothing (exit {})",
+                    outcome.exit_code.map_or("-".into(), |c| c.to_string())
+                ),
+            });
+        }
+        Ok(Reply {
+            text,
+            usage: outcome.report.usage,
+            model,
+        })
+    }
+
+    fn reason_file(&self, name: &str, ext: &str) -> PathBuf {
+        self.dir.reason().join(format!("{name}.{ext}"))
+    }
+}
+
+/// The criteria an iteration failed, by test name.
+fn failing_criteria(it: &Iteration) -> Vec<String> {
+    it.criteria
+        .iter()
+        .filter(|c| c.verdict == zurdo::verify::CriterionVerdict::Failed)
+        .map(|c| c.name.clone())
+        .collect()
+}
