@@ -57,6 +57,17 @@ pub enum Command {
     #[command(subcommand)]
     State(StateCommand),
 
+    /// Write and print the report of a PRD's run from its saved state:
+    /// statuses, attempts, tokens, and (each only when not empty) Diagnoses,
+    /// Fingerprint Stalls, Halt Attributions, Heal Routings, Lessons
+    /// Extracted and Lessons Injected.
+    Report(ReportArgs),
+
+    /// The lesson library (`lessons/lesson-<hash8>.md`): list it, preview
+    /// what would surface for a PRD's tasks, or delete it.
+    #[command(subcommand)]
+    Reason(ReasonCommand),
+
     /// A scripted stand-in for an agent CLI (the demo agent and the tests'
     /// agents): `zurdo stand-in <claude|codex|copilot|gemini> <that CLI's args>…`.
     #[command(hide = true, disable_help_flag = true, disable_version_flag = true)]
@@ -157,6 +168,46 @@ pub enum StateCommand {
         #[arg(value_name = "PRD")]
         prd: PathBuf,
     },
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// The PRD whose run to report.
+    #[arg(value_name = "PRD")]
+    pub prd: PathBuf,
+
+    /// Output format on stdout (both are written under .zurdo/<slug>/reports/).
+    #[arg(long, value_enum, default_value_t = ReportFormat::Markdown)]
+    pub format: ReportFormat,
+}
+
+/// Report formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReportFormat {
+    /// The Markdown report.
+    Markdown,
+    /// The run state as JSON.
+    Json,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ReasonCommand {
+    /// List the lessons with their match components and use counts, and
+    /// name every lesson file that is skipped and why.
+    Status,
+    /// Preview which lessons would surface on each task's first prompt
+    /// (prospective matching). Never counts as a use.
+    Match {
+        /// The PRD whose tasks to match.
+        #[arg(value_name = "PRD")]
+        prd: PathBuf,
+        /// Only this task.
+        #[arg(long = "task", value_name = "TASK-ID")]
+        task: Option<String>,
+    },
+    /// Delete the lesson library (lessons/lesson-*.md) and the use counts.
+    /// Lessons are tracked files: commit the deletion, or `git restore` them.
+    Clear,
 }
 
 #[derive(Debug, Args)]

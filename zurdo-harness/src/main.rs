@@ -23,6 +23,8 @@ fn main() -> ExitCode {
         cli::Command::Init(args) => commands::init::run(&args),
         cli::Command::Doctor(args) => commands::doctor::run(&args),
         cli::Command::State(command) => commands::state::run(&command),
+        cli::Command::Report(args) => commands::report::run(&args),
+        cli::Command::Reason(command) => commands::reason::run(&command),
         cli::Command::StandIn(args) => zurdo_harness::standin::main(&args.cli, &args.args),
     };
     ExitCode::from(code)

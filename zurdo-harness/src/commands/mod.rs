@@ -3,6 +3,8 @@
 pub mod demo;
 pub mod doctor;
 pub mod init;
+pub mod reason;
+pub mod report;
 pub mod run;
 pub mod state;
 pub mod validate;
