@@ -1,9 +1,169 @@
-//! `zurdo reason status|match|clear` (being written).
+//! `zurdo reason status|match|clear`: the lesson library of the repository
+//! holding the current directory (or the PRD).
+//!
+//! `status` and `match` only read: a preview never counts as a use, so it
+//! cannot shield a lesson nobody consumed from eviction. Per-run diagnosis
+//! blocks are not browsed here: they are in `zurdo report` and progress.log.
 
+use std::path::{Path, PathBuf};
+
+use zurdo::source;
+
+use super::{EXIT_INVALID, EXIT_OK};
 use crate::cli::ReasonCommand;
+use crate::reason::fingerprint;
+use crate::reason::library::{self, Library, Usage};
+use crate::reason::surface::Surface;
 
 /// Runs the command and returns its exit status.
 pub fn run(command: &ReasonCommand) -> u8 {
-    let _ = command;
-    super::EXIT_INVALID
+    match command {
+        ReasonCommand::Status => status(&here()),
+        ReasonCommand::Match { prd, task } => preview(prd, task.as_deref()),
+        ReasonCommand::Clear => clear(&here()),
+    }
+}
+
+/// The repository root holding the current directory.
+fn here() -> PathBuf {
+    // repo_root looks up from a file's directory: name one in the cwd.
+    source::repo_root(Path::new("zurdo-reason"))
+}
+
+fn status(root: &Path) -> u8 {
+    let lib = Library::load(root);
+    let usage = Usage::load(root);
+    println!(
+        "{} lesson(s) in {}/ (use counts in {})",
+        lib.lessons.len(),
+        root.join(library::DIR).display(),
+        library::USAGE_PATH
+    );
+    for lesson in &lib.lessons {
+        println!(
+            "\n{}  uses {}{}  from {} in {}, {}",
+            lesson.path.display(),
+            usage.uses(&lesson.id),
+            usage
+                .last_used(&lesson.id)
+                .map_or(String::new(), |t| format!(" (last {t})")),
+            lesson.task,
+            lesson.prd,
+            lesson.created
+        );
+        println!("  match: {}", components(&lesson.surface));
+        println!("  {}", first_line(&lesson.body));
+    }
+    if !lib.skipped.is_empty() {
+        println!("\nskipped ({}):", lib.skipped.len());
+        for s in &lib.skipped {
+            println!("  {}: {}", s.path.display(), s.why);
+        }
+    }
+    EXIT_OK
+}
+
+fn preview(prd_path: &Path, only: Option<&str>) -> u8 {
+    let prd = match source::load(prd_path) {
+        Ok(Ok(prd)) => prd,
+        Ok(Err(errors)) => {
+            let display = prd_path.display().to_string();
+            for e in &errors {
+                eprintln!("{}", e.render(&display));
+            }
+            return EXIT_INVALID;
+        }
+        Err(e) => {
+            eprintln!("zurdo: {e}");
+            return EXIT_INVALID;
+        }
+    };
+    if let Some(id) = only.filter(|id| prd.tasks.iter().all(|t| t.id != *id)) {
+        eprintln!(
+            "zurdo: {} has no task `{id}`; it has: {}",
+            prd_path.display(),
+            prd.tasks
+                .iter()
+                .map(|t| t.id.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        return EXIT_INVALID;
+    }
+    let root = source::repo_root(prd_path);
+    let lib = Library::load(&root);
+    let usage = Usage::load(&root);
+    for s in &lib.skipped {
+        eprintln!("warning: lesson {} skipped: {}", s.path.display(), s.why);
+    }
+    for task in prd
+        .tasks
+        .iter()
+        .filter(|t| only.is_none_or(|id| t.id == id))
+    {
+        let surface = fingerprint::declared(task);
+        let found = lib.matches(&surface, &usage);
+        println!("{} — {}", task.id, task.title);
+        println!("  declares: {}", components(&surface));
+        if found.is_empty() {
+            println!("  no lesson surfaces (a lesson needs 2 overlapping components)");
+        }
+        for (lesson, score) in found.iter().take(crate::run::reasoning::MAX_INJECTED) {
+            println!(
+                "  {} (score {score}, from {} in {}): {}",
+                lesson.path.display(),
+                lesson.task,
+                lesson.prd,
+                first_line(&lesson.body)
+            );
+        }
+    }
+    EXIT_OK
+}
+
+fn clear(root: &Path) -> u8 {
+    match library::clear(root) {
+        Ok(removed) => {
+            for path in &removed {
+                println!("removed {}", path.display());
+            }
+            println!(
+                "{} file(s) removed; lessons are tracked files: commit the deletion, or `git restore lessons/` to undo",
+                removed.len()
+            );
+            EXIT_OK
+        }
+        Err(e) => {
+            eprintln!("zurdo: cannot clear the lesson library: {e}");
+            EXIT_INVALID
+        }
+    }
+}
+
+/// `hints shell · reasons exit_code · commands cargo · paths tests/`.
+fn components(s: &Surface) -> String {
+    let parts: Vec<String> = [
+        ("hints", &s.hints),
+        ("reasons", &s.reasons),
+        ("commands", &s.commands),
+        ("paths", &s.paths),
+    ]
+    .iter()
+    .filter(|(_, set)| !set.is_empty())
+    .map(|(name, set)| {
+        format!(
+            "{name} {}",
+            set.iter().cloned().collect::<Vec<_>>().join(", ")
+        )
+    })
+    .collect();
+    if parts.is_empty() {
+        "nothing".into()
+    } else {
+        parts.join(" · ")
+    }
+}
+
+fn first_line(text: &str) -> &str {
+    text.lines().find(|l| !l.trim().is_empty()).unwrap_or("")
 }
