@@ -10,6 +10,7 @@ pub mod evidence;
 pub mod policy;
 pub mod prompt;
 pub mod reason;
+pub mod report;
 pub mod run;
 pub mod standin;
 pub mod state;

@@ -1,9 +1,54 @@
-//! `zurdo report <prd>` (being written).
+//! `zurdo report <prd> [--format markdown|json]`: the run report, rendered
+//! from `.zurdo/<slug>/prd.json`. Read-only on the state: it never takes the
+//! lock nor writes `prd.json`; it writes `reports/<timestamp>.{md,json}`.
 
-use crate::cli::ReportArgs;
+use zurdo::source;
+
+use super::{EXIT_INVALID, EXIT_OK};
+use crate::cli::{ReportArgs, ReportFormat};
+use crate::report;
+use crate::state::run_state::RunState;
+use crate::state::StateDir;
 
 /// Runs the command and returns its exit status.
 pub fn run(args: &ReportArgs) -> u8 {
-    let _ = args;
-    super::EXIT_INVALID
+    let prd = &args.prd;
+    if !prd.is_file() {
+        eprintln!("zurdo: {}: no such PRD file", prd.display());
+        return EXIT_INVALID;
+    }
+    let root = source::repo_root(prd);
+    let relative = source::relative_to(&root, prd).unwrap_or_else(|| prd.display().to_string());
+    let dir = StateDir::new(&root, &relative);
+    let state = match RunState::load(&dir.prd_json()) {
+        Ok(Some(state)) => state,
+        Ok(None) => {
+            eprintln!(
+                "zurdo: {} has no run state yet (.zurdo/{}/prd.json); `zurdo run {}` makes one",
+                prd.display(),
+                dir.slug,
+                prd.display()
+            );
+            return EXIT_INVALID;
+        }
+        Err(e) => {
+            eprintln!("zurdo: {e}");
+            return EXIT_INVALID;
+        }
+    };
+    let (md, json) = report::write(&dir, &state);
+    // Print what was written, so stdout and the file never differ.
+    let shown = match args.format {
+        ReportFormat::Markdown => &md,
+        ReportFormat::Json => &json,
+    };
+    match std::fs::read_to_string(shown) {
+        Ok(text) => print!("{text}"),
+        Err(e) => {
+            eprintln!("zurdo: cannot write the report {}: {e}", shown.display());
+            return EXIT_INVALID;
+        }
+    }
+    eprintln!("zurdo: wrote {}", md.display());
+    EXIT_OK
 }

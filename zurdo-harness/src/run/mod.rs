@@ -727,7 +727,7 @@ impl Run {
         self.save();
         self.write_run_diff();
         let table = summary::table(&self.state);
-        self.write_report(&table);
+        self.write_report();
         println!("\n{table}");
         let unproven: Vec<&str> = self
             .state
@@ -1169,29 +1169,9 @@ impl Run {
         }
     }
 
-    /// `reports/<time>.json` (the state) and `.md` (the summary).
-    fn write_report(&self, table: &str) {
-        let json_path = unique(
-            &self.dir.reports(),
-            &state::now().replace(':', "-"),
-            ".json",
-        );
-        let stamp = json_path
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let json = serde_json::to_vec_pretty(&self.state).unwrap_or_default();
-        write_file(&json_path, &json);
-        let md = format!(
-            "# zurdo run report: {}\n\nstarted {}, written {}\n\n```\n{table}```\n",
-            self.state.prd,
-            self.state.started_at,
-            state::now()
-        );
-        write_file(
-            &self.dir.reports().join(format!("{stamp}.md")),
-            md.as_bytes(),
-        );
+    /// `reports/<time>.json` (the state) and `.md` (the run report).
+    fn write_report(&self) {
+        crate::report::write(&self.dir, &self.state);
     }
 
     /// Skills are user-managed: warn (never fail) when one a task names is

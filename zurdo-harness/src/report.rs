@@ -1,0 +1,709 @@
+//! The run report: `reports/<timestamp>.md` (for a human) and
+//! `reports/<timestamp>.json` (the run state) under `.zurdo/<slug>/`.
+//!
+//! The Markdown report is rendered from `prd.json` alone: the header, the
+//! summary table, one entry per task, then the reasoning sections
+//! (`## Diagnoses`, `## Fingerprint Stalls`, `## Halt Attributions`,
+//! `## Heal Routings`, `## Lessons Extracted`, `## Lessons Injected`), each
+//! omitted entirely when it has nothing to say.
+
+use std::fmt::Write;
+use std::path::{Path, PathBuf};
+
+use zurdo::verify::CriterionVerdict;
+
+use crate::state::run_state::{DiagnosisRecord, RunState, TaskState};
+use crate::state::StateDir;
+
+/// Renders the Markdown report of `state`, stamped as written at
+/// `written_at`.
+pub fn markdown(state: &RunState, written_at: &str) -> String {
+    let mut out = String::new();
+    header(&mut out, state, written_at);
+    let _ = write!(
+        out,
+        "\n## Summary\n\n```\n{}```\n",
+        crate::run::summary::table(state)
+    );
+    tasks(&mut out, state);
+    diagnoses(&mut out, state);
+    stalls(&mut out, state);
+    halts(&mut out, state);
+    heal_routings(&mut out, state);
+    lessons_extracted(&mut out, state);
+    lessons_injected(&mut out, state);
+    out
+}
+
+/// Writes the report of `state` into `dir.reports()`: `<timestamp>.md` and
+/// `<timestamp>.json`, the timestamp being now with `:` replaced by `-` and
+/// `-2`, `-3`, … appended when a report of that name exists. Returns the
+/// two paths (Markdown, JSON). A file that cannot be written is a warning
+/// on stderr, never a panic.
+pub fn write(dir: &StateDir, state: &RunState) -> (PathBuf, PathBuf) {
+    let now = crate::state::now();
+    let reports = dir.reports();
+    if let Err(e) = std::fs::create_dir_all(&reports) {
+        eprintln!("warning: cannot create {}: {e}", reports.display());
+    }
+    let (md, json) = unique_names(&reports, &now.replace(':', "-"));
+    let mut bytes = serde_json::to_vec_pretty(state).unwrap_or_default();
+    bytes.push(b'\n');
+    put(&json, &bytes);
+    put(&md, markdown(state, &now).as_bytes());
+    (md, json)
+}
+
+/// The first `<stem>[-n].md` / `.json` pair in `dir` of which neither file
+/// exists.
+fn unique_names(dir: &Path, stem: &str) -> (PathBuf, PathBuf) {
+    let mut n = 1u32;
+    loop {
+        let name = if n == 1 {
+            stem.to_string()
+        } else {
+            format!("{stem}-{n}")
+        };
+        let md = dir.join(format!("{name}.md"));
+        let json = dir.join(format!("{name}.json"));
+        if !md.exists() && !json.exists() {
+            return (md, json);
+        }
+        n += 1;
+    }
+}
+
+fn put(path: &Path, bytes: &[u8]) {
+    if let Err(e) = std::fs::write(path, bytes) {
+        eprintln!("warning: cannot write {}: {e}", path.display());
+    }
+}
+
+fn header(out: &mut String, state: &RunState, written_at: &str) {
+    let _ = writeln!(out, "# zurdo run report: {}\n", state.prd);
+    let _ = writeln!(out, "- started: {}", state.started_at);
+    let _ = writeln!(out, "- updated: {}", state.updated_at);
+    let _ = writeln!(out, "- written: {written_at}");
+    let _ = writeln!(out, "- executor: {}", state.executor);
+    if !state.policy.is_empty() {
+        let id: String = state.policy.chars().take(12).collect();
+        let _ = writeln!(out, "- policy: {}", code(&id));
+    }
+    if state.reasoner_calls > 0 {
+        let _ = writeln!(out, "- reasoner calls: {}", state.reasoner_calls);
+    }
+}
+
+fn tasks(out: &mut String, state: &RunState) {
+    if state.tasks.is_empty() {
+        return;
+    }
+    out.push_str("\n## Tasks\n\n");
+    for t in &state.tasks {
+        let _ = writeln!(
+            out,
+            "- {}: {}, attempts {}/{}",
+            code(&t.id),
+            t.status.name(),
+            t.attempts,
+            t.max_attempts
+        );
+        let mut item = |text: String| {
+            let _ = writeln!(out, "  - {text}");
+        };
+        if let Some(by) = &t.blocked_by {
+            item(format!("blocked by {}", code(by)));
+        }
+        if t.passed_at_preflight {
+            item("passed at pre-flight (no agent ran): proves nothing about this run".into());
+        }
+        if !t.flaky.is_empty() {
+            item(format!("flaky: {}", codes(&t.flaky)));
+        }
+        if let Some(w) = t.witness.as_ref().filter(|w| !w.unwitnessed.is_empty()) {
+            item(format!(
+                "changed files no criterion reads: {}",
+                codes(&w.unwitnessed)
+            ));
+        }
+        for it in t
+            .iterations
+            .iter()
+            .filter(|i| !i.frozen_violations.is_empty())
+        {
+            item(format!(
+                "frozen path violations at attempt {}: {}",
+                it.attempt,
+                codes(&it.frozen_violations)
+            ));
+        }
+        if let Some(last) = t.iterations.last() {
+            let failing: Vec<String> = last
+                .criteria
+                .iter()
+                .filter(|c| c.verdict == CriterionVerdict::Failed)
+                .map(|c| c.name.clone())
+                .collect();
+            if !failing.is_empty() {
+                item(format!(
+                    "failing at attempt {}: {}",
+                    last.attempt,
+                    codes(&failing)
+                ));
+            }
+            if !last.standing_failures.is_empty() {
+                item(format!(
+                    "standing failures at attempt {}: {}",
+                    last.attempt,
+                    last.standing_failures
+                        .iter()
+                        .map(|s| one_line(s))
+                        .collect::<Vec<_>>()
+                        .join("; ")
+                ));
+            }
+        }
+    }
+}
+
+fn diagnoses(out: &mut String, state: &RunState) {
+    let records: Vec<(&TaskState, &DiagnosisRecord)> = state
+        .tasks
+        .iter()
+        .flat_map(|t| t.diagnoses.iter().map(move |d| (t, d)))
+        .collect();
+    if records.is_empty() {
+        return;
+    }
+    out.push_str("\n## Diagnoses\n\n");
+    let mut accepted = 0;
+    for (t, d) in records.iter().filter(|(_, d)| d.outcome == "accepted") {
+        accepted += 1;
+        let mut line = format!("- {} attempt {}: ", code(&t.id), d.attempt);
+        match &d.block {
+            Some(b) => {
+                let _ = write!(
+                    line,
+                    "{}, confidence {}{}",
+                    b.verdict.name(),
+                    b.confidence.name(),
+                    if b.confidence_clamped {
+                        " (clamped: it cited no step)"
+                    } else {
+                        ""
+                    }
+                );
+            }
+            None => line.push_str("no block recorded"),
+        }
+        if let Some(model) = &d.model {
+            let _ = write!(line, ", by {}", code(model));
+        }
+        if let Some(u) = &d.usage {
+            let _ = write!(
+                line,
+                ", tokens {} in / {} out",
+                u.input_tokens, u.output_tokens
+            );
+        }
+        let _ = writeln!(out, "{line}");
+        if let Some(b) = &d.block {
+            let _ = writeln!(out, "  - hypothesis: {}", one_line(&b.hypothesis));
+        }
+        if let Some(file) = &d.file {
+            let _ = writeln!(out, "  - block: {}", code(file));
+        }
+    }
+    // The other outcomes (`discarded`, `skipped`, …), in order of first
+    // appearance, each on one line.
+    let mut outcomes: Vec<&str> = Vec::new();
+    for (_, d) in &records {
+        if d.outcome != "accepted" && !outcomes.contains(&d.outcome.as_str()) {
+            outcomes.push(&d.outcome);
+        }
+    }
+    if accepted > 0 && !outcomes.is_empty() {
+        out.push('\n');
+    }
+    for outcome in outcomes {
+        let these: Vec<String> = records
+            .iter()
+            .filter(|(_, d)| d.outcome == outcome)
+            .map(|(t, d)| {
+                let mut s = format!("{} attempt {}", code(&t.id), d.attempt);
+                if let Some(why) = &d.why {
+                    let _ = write!(s, " ({})", one_line(why));
+                }
+                s
+            })
+            .collect();
+        let n = these.len();
+        let what = match (outcome, n) {
+            ("skipped", 1) => "diagnosis skipped (no call)".to_string(),
+            ("skipped", _) => "diagnoses skipped (no call)".to_string(),
+            (o, 1) => format!("diagnosis call {o}"),
+            (o, _) => format!("diagnosis calls {o}"),
+        };
+        let _ = writeln!(out, "{n} {what}: {}", these.join("; "));
+        out.push('\n');
+    }
+    if out.ends_with("\n\n") {
+        out.pop();
+    }
+}
+
+fn stalls(out: &mut String, state: &RunState) {
+    let mut body = String::new();
+    for t in &state.tasks {
+        for s in &t.stalls {
+            let _ = writeln!(
+                body,
+                "- {} attempt {}: the same failure {} attempts in a row, fingerprint {}; criteria: {}",
+                code(&t.id),
+                s.attempt,
+                s.repeats,
+                code(&s.fingerprint),
+                list_or_none(&s.criteria)
+            );
+        }
+    }
+    section(out, "Fingerprint Stalls", &body);
+}
+
+fn halts(out: &mut String, state: &RunState) {
+    let mut body = String::new();
+    for t in &state.tasks {
+        if let Some(h) = &t.halted {
+            let _ = writeln!(
+                body,
+                "- {} after attempt {}: halted by a halt_task diagnosis (confidence {}): {}",
+                code(&t.id),
+                h.attempt,
+                h.confidence.name(),
+                one_line(&h.hypothesis)
+            );
+        }
+    }
+    section(out, "Halt Attributions", &body);
+}
+
+fn heal_routings(out: &mut String, state: &RunState) {
+    let mut body = String::new();
+    for t in &state.tasks {
+        for r in &t.heal_routings {
+            let _ = writeln!(
+                body,
+                "- {} attempt {}: {} — {}",
+                code(&t.id),
+                r.attempt,
+                list_or_none(&r.criteria),
+                one_line(&r.hypothesis)
+            );
+        }
+    }
+    if !body.is_empty() {
+        let _ = writeln!(
+            body,
+            "\nThe reasoner judged these criteria wrong or unreachable: run `zurdo heal {}` on them.",
+            state.prd
+        );
+    }
+    section(out, "Heal Routings", &body);
+}
+
+fn lessons_extracted(out: &mut String, state: &RunState) {
+    let mut body = String::new();
+    for t in &state.tasks {
+        for e in &t.lessons_extracted {
+            let _ = write!(
+                body,
+                "- {}: {} ({})",
+                code(&t.id),
+                code(&format!("lessons/lesson-{}.md", e.id)),
+                if e.written { "new" } else { "already present" }
+            );
+            if !e.evicted.is_empty() {
+                let _ = write!(body, "; evicted {}", codes(&e.evicted));
+            }
+            body.push('\n');
+        }
+    }
+    section(out, "Lessons Extracted", &body);
+}
+
+fn lessons_injected(out: &mut String, state: &RunState) {
+    let mut body = String::new();
+    for t in &state.tasks {
+        for i in &t.lessons_injected {
+            let _ = writeln!(
+                body,
+                "- {} attempt {}: lesson {} ({}, score {}), learned from {} in {}",
+                code(&t.id),
+                i.attempt,
+                code(&i.id),
+                i.mode,
+                i.score,
+                code(&i.from_task),
+                code(&i.from_prd)
+            );
+        }
+    }
+    section(out, "Lessons Injected", &body);
+}
+
+/// Appends `## <heading>` and `body`, or nothing when `body` is empty.
+fn section(out: &mut String, heading: &str, body: &str) {
+    if !body.is_empty() {
+        let _ = write!(out, "\n## {heading}\n\n{body}");
+    }
+}
+
+/// `text` as a Markdown code span (longer fences when it holds backticks).
+fn code(text: &str) -> String {
+    let text = one_line(text);
+    if text.contains('`') {
+        format!("`` {text} ``")
+    } else {
+        format!("`{text}`")
+    }
+}
+
+/// Each item as a code span, comma-separated.
+fn codes(items: &[String]) -> String {
+    items.iter().map(|s| code(s)).collect::<Vec<_>>().join(", ")
+}
+
+/// [`codes`], or `none recorded` for an empty list.
+fn list_or_none(items: &[String]) -> String {
+    if items.is_empty() {
+        "none recorded".to_string()
+    } else {
+        codes(items)
+    }
+}
+
+/// The first non-blank line of `text`, trimmed.
+fn one_line(text: &str) -> &str {
+    text.lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::Usage;
+    use crate::reason::diagnosis::{Block, Confidence, Verdict};
+    use crate::state::run_state::{
+        CriterionRecord, Extracted, Halt, HealRouting, Injected, Iteration, Stall, Status, Witness,
+    };
+
+    const SECTIONS: [&str; 6] = [
+        "## Diagnoses",
+        "## Fingerprint Stalls",
+        "## Halt Attributions",
+        "## Heal Routings",
+        "## Lessons Extracted",
+        "## Lessons Injected",
+    ];
+
+    fn state(tasks: Vec<TaskState>) -> RunState {
+        RunState {
+            version: 1,
+            prd: "prds/p.md".into(),
+            prd_sha1: "0".repeat(40),
+            slug: "p-abcd".into(),
+            executor: "anthropic".into(),
+            policy: "0123456789abcdef0123".into(),
+            toolchain: Vec::new(),
+            started_at: "2026-01-01T00:00:00Z".into(),
+            updated_at: "2026-01-01T00:05:00Z".into(),
+            tasks,
+            reasoner_calls: 0,
+        }
+    }
+
+    fn task(id: &str) -> TaskState {
+        TaskState {
+            id: id.into(),
+            max_attempts: 3,
+            ..TaskState::default()
+        }
+    }
+
+    fn block(verdict: Verdict) -> Block {
+        Block {
+            hypothesis: "the test reads the wrong file\nmore detail".into(),
+            guidance: "read b.txt".into(),
+            verdict,
+            confidence: Confidence::Medium,
+            cited_steps: vec![],
+            confidence_clamped: true,
+        }
+    }
+
+    fn diagnosis(attempt: u32, outcome: &str, why: Option<&str>) -> DiagnosisRecord {
+        DiagnosisRecord {
+            attempt,
+            outcome: outcome.into(),
+            why: why.map(str::to_string),
+            block: (outcome == "accepted").then(|| block(Verdict::SuggestHeal)),
+            model: (outcome != "skipped").then(|| "anthropic/opus".to_string()),
+            usage: (outcome == "accepted").then_some(Usage {
+                input_tokens: 1200,
+                output_tokens: 340,
+                cached_input_tokens: 0,
+            }),
+            file: Some(".zurdo/p-abcd/reason/task-1-3.json".into()),
+        }
+    }
+
+    fn filled() -> RunState {
+        let mut t1 = task("task-1");
+        t1.status = Status::Failed;
+        t1.attempts = 3;
+        t1.flaky = vec!["task-1::flaky one".into()];
+        t1.iterations = vec![Iteration {
+            attempt: 3,
+            started_at: "s".into(),
+            ended_at: "e".into(),
+            model: "haiku".into(),
+            agent: Default::default(),
+            criteria: vec![CriterionRecord {
+                name: "task-1::file there".into(),
+                line: 9,
+                verdict: CriterionVerdict::Failed,
+                hints: serde_json::Value::Null,
+            }],
+            frozen_violations: vec!["Cargo.lock".into()],
+            frozen_folded: vec![],
+            verified_tree: None,
+            clean_room_mismatch: vec![],
+            toolchain_changed: false,
+            standing_failures: vec!["standing rule broken: [shell: true] — exit 1".into()],
+            fingerprint: Some("fp12".into()),
+            failure: vec![],
+            failure_surface: None,
+            passed: false,
+        }];
+        t1.stalls = vec![Stall {
+            attempt: 3,
+            fingerprint: "fp12".into(),
+            repeats: 2,
+            criteria: vec!["task-1::file there".into()],
+            surface: Default::default(),
+        }];
+        t1.diagnoses = vec![
+            diagnosis(2, "discarded", Some("reply not JSON")),
+            diagnosis(3, "accepted", None),
+        ];
+        t1.halted = Some(Halt {
+            attempt: 3,
+            hypothesis: "the file cannot be made".into(),
+            confidence: Confidence::High,
+        });
+        t1.heal_routings = vec![HealRouting {
+            attempt: 3,
+            criteria: vec!["task-1::file there".into()],
+            hypothesis: "the hint names the wrong path".into(),
+        }];
+        let mut t2 = task("task-2");
+        t2.status = Status::Passed;
+        t2.attempts = 2;
+        t2.witness = Some(Witness {
+            witnessed: vec!["a.txt".into()],
+            unwitnessed: vec!["notes.md".into()],
+        });
+        t2.lessons_extracted = vec![Extracted {
+            id: "1a2b3c4d".into(),
+            written: true,
+            evicted: vec!["deadbeef".into()],
+        }];
+        t2.lessons_injected = vec![Injected {
+            attempt: 2,
+            id: "cafebabe".into(),
+            mode: "reactive".into(),
+            score: 3,
+            from_task: "task-9".into(),
+            from_prd: "prds/old.md".into(),
+        }];
+        let mut t3 = task("task-3");
+        t3.status = Status::BlockedByDependency;
+        t3.blocked_by = Some("task-1".into());
+        state(vec![t1, t2, t3])
+    }
+
+    #[test]
+    fn empty_sections_are_omitted() {
+        let md = markdown(&state(vec![task("task-1")]), "2026-01-01T00:06:00Z");
+        assert!(md.starts_with("# zurdo run report: prds/p.md\n"), "{md}");
+        assert!(md.contains("- written: 2026-01-01T00:06:00Z"), "{md}");
+        assert!(md.contains("- policy: `0123456789ab`\n"), "{md}");
+        assert!(md.contains("## Summary\n\n```\ntask"), "{md}");
+        assert!(
+            md.contains("## Tasks\n\n- `task-1`: pending, attempts 0/3\n"),
+            "{md}"
+        );
+        for s in SECTIONS {
+            assert!(!md.contains(s), "{s} should be absent:\n{md}");
+        }
+    }
+
+    #[test]
+    fn filled_sections_are_present_in_order() {
+        let md = markdown(&filled(), "now");
+        let positions: Vec<usize> = SECTIONS
+            .iter()
+            .map(|s| {
+                md.find(&format!("{s}\n"))
+                    .unwrap_or_else(|| panic!("{s}:\n{md}"))
+            })
+            .collect();
+        assert!(positions.windows(2).all(|w| w[0] < w[1]), "{md}");
+        assert!(md.find("## Tasks").unwrap() < positions[0]);
+    }
+
+    #[test]
+    fn task_entries() {
+        let md = markdown(&filled(), "now");
+        for want in [
+            "- `task-1`: failed, attempts 3/3\n",
+            "  - flaky: `task-1::flaky one`\n",
+            "  - frozen path violations at attempt 3: `Cargo.lock`\n",
+            "  - failing at attempt 3: `task-1::file there`\n",
+            "  - standing failures at attempt 3: standing rule broken: [shell: true] — exit 1\n",
+            "- `task-2`: passed, attempts 2/3\n",
+            "  - changed files no criterion reads: `notes.md`\n",
+            "  - blocked by `task-1`\n",
+        ] {
+            assert!(md.contains(want), "{want:?} missing:\n{md}");
+        }
+    }
+
+    #[test]
+    fn diagnoses_section() {
+        let md = markdown(&filled(), "now");
+        for want in [
+            "- `task-1` attempt 3: suggest_heal, confidence medium (clamped: it cited no step), by `anthropic/opus`, tokens 1200 in / 340 out\n",
+            "  - hypothesis: the test reads the wrong file\n",
+            "  - block: `.zurdo/p-abcd/reason/task-1-3.json`\n",
+            "1 diagnosis call discarded: `task-1` attempt 2 (reply not JSON)\n",
+        ] {
+            assert!(md.contains(want), "{want:?} missing:\n{md}");
+        }
+        assert!(!md.contains("more detail"), "{md}");
+    }
+
+    #[test]
+    fn diagnoses_without_an_accepted_one_still_get_the_section() {
+        let mut t = task("task-1");
+        t.diagnoses = vec![
+            diagnosis(2, "skipped", Some("reasoner call budget spent")),
+            diagnosis(3, "discarded", Some("timed out")),
+            diagnosis(4, "discarded", None),
+        ];
+        let md = markdown(&state(vec![t]), "now");
+        assert!(md.contains("## Diagnoses\n\n1 diagnosis skipped (no call): `task-1` attempt 2 (reasoner call budget spent)\n\n2 diagnosis calls discarded: `task-1` attempt 3 (timed out); `task-1` attempt 4\n"), "{md}");
+        assert!(!md.contains("hypothesis:"), "{md}");
+        for s in &SECTIONS[1..] {
+            assert!(!md.contains(s), "{s}:\n{md}");
+        }
+    }
+
+    #[test]
+    fn reasoning_sections() {
+        let md = markdown(&filled(), "now");
+        for want in [
+            "## Fingerprint Stalls\n\n- `task-1` attempt 3: the same failure 2 attempts in a row, fingerprint `fp12`; criteria: `task-1::file there`\n",
+            "## Halt Attributions\n\n- `task-1` after attempt 3: halted by a halt_task diagnosis (confidence high): the file cannot be made\n",
+            "## Heal Routings\n\n- `task-1` attempt 3: `task-1::file there` — the hint names the wrong path\n",
+            "run `zurdo heal prds/p.md` on them",
+            "## Lessons Extracted\n\n- `task-2`: `lessons/lesson-1a2b3c4d.md` (new); evicted `deadbeef`\n",
+            "## Lessons Injected\n\n- `task-2` attempt 2: lesson `cafebabe` (reactive, score 3), learned from `task-9` in `prds/old.md`\n",
+        ] {
+            assert!(md.contains(want), "{want:?} missing:\n{md}");
+        }
+    }
+
+    #[test]
+    fn each_section_alone() {
+        // Filling one kind of record brings exactly its section.
+        type Fill = fn(&mut TaskState);
+        let fills: [(usize, Fill); 6] = [
+            (0, |t| t.diagnoses = vec![diagnosis(3, "accepted", None)]),
+            (1, |t| {
+                t.stalls = vec![Stall {
+                    attempt: 2,
+                    fingerprint: "f".into(),
+                    repeats: 2,
+                    criteria: vec![],
+                    surface: Default::default(),
+                }]
+            }),
+            (2, |t| {
+                t.halted = Some(Halt {
+                    attempt: 2,
+                    hypothesis: "h".into(),
+                    confidence: Confidence::Low,
+                })
+            }),
+            (3, |t| {
+                t.heal_routings = vec![HealRouting {
+                    attempt: 2,
+                    criteria: vec!["c".into()],
+                    hypothesis: "h".into(),
+                }]
+            }),
+            (4, |t| {
+                t.lessons_extracted = vec![Extracted {
+                    id: "abc".into(),
+                    written: false,
+                    evicted: vec![],
+                }]
+            }),
+            (5, |t| {
+                t.lessons_injected = vec![Injected {
+                    attempt: 1,
+                    id: "abc".into(),
+                    mode: "prospective".into(),
+                    score: 2,
+                    from_task: "x".into(),
+                    from_prd: "p.md".into(),
+                }]
+            }),
+        ];
+        for (index, fill) in fills {
+            let mut t = task("task-1");
+            fill(&mut t);
+            let md = markdown(&state(vec![t]), "now");
+            for (i, s) in SECTIONS.iter().enumerate() {
+                assert_eq!(md.contains(s), i == index, "{s}:\n{md}");
+            }
+        }
+    }
+
+    #[test]
+    fn write_picks_unused_names() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let dir = StateDir::new(tmp.path(), "prds/p.md");
+        let s = filled();
+        let (md1, json1) = write(&dir, &s);
+        let (md2, json2) = write(&dir, &s);
+        assert_ne!(md1, md2);
+        assert_eq!(md1.file_stem(), json1.file_stem());
+        assert_eq!(md2.file_stem(), json2.file_stem());
+        assert!(!md1.file_name().unwrap().to_string_lossy().contains(':'));
+        let text = std::fs::read_to_string(&md1).expect("md");
+        assert!(text.contains("## Lessons Injected"), "{text}");
+        let back: RunState =
+            serde_json::from_slice(&std::fs::read(&json2).expect("json")).expect("state");
+        assert_eq!(back, s);
+    }
+
+    #[test]
+    fn code_spans_survive_backticks() {
+        assert_eq!(code("a`b"), "`` a`b ``");
+        assert_eq!(code("plain\nsecond"), "`plain`");
+    }
+}
