@@ -304,7 +304,7 @@ fn heal_routings(out: &mut String, state: &RunState) {
     if !body.is_empty() {
         let _ = writeln!(
             body,
-            "\nThe reasoner judged these criteria wrong or unreachable: run `zurdo heal {}` on them.",
+            "\nThe reasoner judged these criteria wrong or unreachable: review them (and their hints) in {} before the next run; zurdo never edits a criterion itself.",
             state.prd
         );
     }
@@ -618,7 +618,7 @@ mod tests {
             "## Fingerprint Stalls\n\n- `task-1` attempt 3: the same failure 2 attempts in a row, fingerprint `fp12`; criteria: `task-1::file there`\n",
             "## Halt Attributions\n\n- `task-1` after attempt 3: halted by a halt_task diagnosis (confidence high): the file cannot be made\n",
             "## Heal Routings\n\n- `task-1` attempt 3: `task-1::file there` — the hint names the wrong path\n",
-            "run `zurdo heal prds/p.md` on them",
+            "review them (and their hints) in prds/p.md",
             "## Lessons Extracted\n\n- `task-2`: `lessons/lesson-1a2b3c4d.md` (new); evicted `deadbeef`\n",
             "## Lessons Injected\n\n- `task-2` attempt 2: lesson `cafebabe` (reactive, score 3), learned from `task-9` in `prds/old.md`\n",
         ] {

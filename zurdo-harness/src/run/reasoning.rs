@@ -496,7 +496,15 @@ impl Run {
         let program = self.config.command(role.provider).to_string();
         let invocation =
             invoke::command_line(role.provider, &program, &role.model, prompt, &scratch);
-        let outcome = invoke::run(role.provider, &invocation, self.config.reason.timeout);
+        // A second Ctrl-C kills the reasoner as it kills an agent.
+        let interrupt = self.interrupt.clone();
+        let outcome = invoke::run_observed(
+            role.provider,
+            &invocation,
+            self.config.reason.timeout,
+            |pid| interrupt.set_agent_group(pid),
+        );
+        self.interrupt.set_agent_group(0);
         let _ = std::fs::remove_dir_all(&scratch);
         let outcome =
             outcome.map_err(|e| format!("the reasoner `{program}` could not start: {e}"))?;
