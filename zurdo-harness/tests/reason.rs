@@ -656,3 +656,113 @@ fn reason_status_names_a_file_with_an_unknown_key_and_clear_deletes_the_library(
     assert_eq!(cleared.status.code(), Some(0));
     assert!(lesson_files(root).is_empty(), "{:?}", lesson_files(root));
 }
+
+#[test]
+fn extract_lessons_false_diagnoses_but_writes_no_lesson() {
+    let reason = vec![
+        diagnosis("retry_with_guidance", "low", &[], "mkdir -p out"),
+        lesson("Create out/ first."),
+    ];
+    let dir = run_repo(
+        &prd(4),
+        &enabled("extract_lessons = false\n"),
+        &[],
+        &script(attempts(2), reason),
+        false,
+    );
+    let root = dir.path();
+    let out = zurdo_run(root, &[], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(reasoner_calls(root), 1, "the diagnosis only");
+    assert!(lesson_files(root).is_empty());
+    assert!(events(root, "lesson_extracted").is_empty());
+}
+
+#[test]
+fn with_reason_off_lessons_are_not_read_and_nothing_is_stamped() {
+    let lesson = "---\nmatch:\n  hints: [shell]\n  commands: [test]\ntask: task-9\nprd: prds/old.md\ncreated: 2026-01-01T00:00:00Z\n---\nA lesson.\n";
+    let bad = "---\nmatch:\n  hints: [shell]\n  commands: [test]\nauthor: me\ntask: t\nprd: p\n---\nBody.\n";
+    let files = [
+        ("lessons/lesson-0badc0de.md", lesson),
+        ("lessons/lesson-0000bad0.md", bad),
+    ];
+    let dir = run_repo(&prd(3), "", &files, &script(attempts(0), vec![]), false);
+    let root = dir.path();
+    let out = zurdo_run(root, &[], &[]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(!executor_prompts(root)[0].contains("lesson-0badc0de"));
+    assert!(!root.join(".zurdo/reason/usage.json").exists());
+    assert!(!stderr.contains("lesson-0000bad0"), "{stderr}");
+
+    // On: the same lesson surfaces prospectively, and the bad file is warned about at pre-flight.
+    std::fs::remove_dir_all(root.join("out")).expect("clean");
+    let config = root.join(".zurdo/config.toml");
+    let mut text_now = std::fs::read_to_string(&config).expect("config");
+    text_now.push_str(&enabled(""));
+    std::fs::write(&config, text_now).expect("config");
+    std::fs::write(root.join(".zurdo/invocations.jsonl"), "").expect("reset log");
+    let on = zurdo_run(root, &["--reset"], &[]);
+    let stderr = text(&on.stderr);
+    assert_eq!(on.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("lesson-0000bad0.md skipped") && stderr.contains("author"),
+        "{stderr}"
+    );
+    assert!(executor_prompts(root)[0].contains("lesson-0badc0de"));
+    assert!(root.join(".zurdo/reason/usage.json").is_file());
+}
+
+#[test]
+fn a_codex_reasoner_is_driven_through_its_own_cli() {
+    use std::os::unix::fs::PermissionsExt;
+    let reason = vec![diagnosis(
+        "retry_with_guidance",
+        "medium",
+        &[1],
+        "CODEX-GUIDANCE",
+    )];
+    let dir = run_repo(&prd(4), "", &[], &script(attempts(2), reason), false);
+    let root = dir.path();
+    let wrapper = root.join(".zurdo/codex");
+    std::fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/sh\nexec '{}' stand-in codex \"$@\"\n",
+            env!("CARGO_BIN_EXE_zurdo")
+        ),
+    )
+    .expect("wrapper");
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let config = root.join(".zurdo/config.toml");
+    let mut text_now = std::fs::read_to_string(&config).expect("config");
+    text_now.push_str(&format!(
+        "[providers.openai]\ncommand = \"{}\"\n[roles.reasoner]\nprovider = \"openai\"\nmodel = \"gpt-5.4\"\n[reason]\nenabled = true\n",
+        wrapper.display()
+    ));
+    std::fs::write(&config, text_now).expect("config");
+    let out = zurdo_run(root, &[], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let call = jsonl(&root.join(".zurdo/invocations.jsonl"))
+        .into_iter()
+        .find(|c| c["reasoner"] == true)
+        .expect("a reasoner call");
+    assert_eq!(call["cli"], "codex");
+    let args: Vec<&str> = call["args"]
+        .as_array()
+        .expect("args")
+        .iter()
+        .filter_map(|a| a.as_str())
+        .collect();
+    assert!(
+        args.contains(&"exec") && args.contains(&"--json"),
+        "{args:?}"
+    );
+    let outcome = &events(root, "diagnosis_outcome")[0];
+    assert_eq!(outcome["outcome"], "accepted", "{outcome}");
+    assert!(outcome["model"]
+        .as_str()
+        .unwrap_or("")
+        .starts_with("openai/"));
+    assert!(executor_prompts(root)[2].contains("CODEX-GUIDANCE"));
+}
