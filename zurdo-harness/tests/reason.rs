@@ -766,3 +766,31 @@ fn a_codex_reasoner_is_driven_through_its_own_cli() {
         .starts_with("openai/"));
     assert!(executor_prompts(root)[2].contains("CODEX-GUIDANCE"));
 }
+
+#[test]
+fn doctor_probes_the_reasoner_model_too() {
+    let dir = run_repo(
+        &prd(2),
+        "[roles.reasoner]\nprovider = \"anthropic\"\nmodel = \"gpt-9\"\n",
+        &[],
+        &json!({"models": {"gpt-9": "unknown"}}).to_string(),
+        false,
+    );
+    let root = dir.path();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_zurdo"))
+        .arg("doctor")
+        .current_dir(root)
+        .env("ZURDO_STAND_IN_SCRIPT", root.join(".zurdo/script.json"))
+        .output()
+        .expect("zurdo runs");
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("effort low: anthropic haiku: ok"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("reasoner: anthropic gpt-9: FAILED"),
+        "{stdout}"
+    );
+}

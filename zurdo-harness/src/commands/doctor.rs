@@ -1,5 +1,5 @@
 //! `zurdo doctor`: checks the config and probes every effort-map model of
-//! the executor and the analyzer. Writes nothing.
+//! the executor, the analyzer and the reasoner. Writes nothing.
 
 use std::path::Path;
 
@@ -44,7 +44,8 @@ pub fn run(args: &DoctorArgs) -> u8 {
     }
 }
 
-/// Probes every effort-map model of the executor, and the analyzer; prints
+/// Probes every effort-map model of the executor, the analyzer and the
+/// reasoner; prints
 /// one line each. True when all answered.
 pub fn probe_all(config: &Config, root: &Path) -> bool {
     let mut targets: Vec<(String, crate::agent::Provider, String)> = config
@@ -58,6 +59,9 @@ pub fn probe_all(config: &Config, root: &Path) -> bool {
         .unwrap_or_default();
     if let Some(a) = &config.analyzer {
         targets.push(("analyzer".to_string(), a.provider, a.model.clone()));
+    }
+    if let Some(r) = &config.reasoner {
+        targets.push(("reasoner".to_string(), r.provider, r.model.clone()));
     }
     let mut all_ok = true;
     let mut probed: Vec<(crate::agent::Provider, String, bool)> = Vec::new();
