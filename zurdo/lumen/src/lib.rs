@@ -4,4 +4,9 @@
 //! answers the `[symbol:]`, `[references:]` and `[callers:]` hints.
 
 pub mod adapters;
+pub mod index;
 pub mod model;
+pub mod query;
+
+pub use index::{Index, Refresh};
+pub use model::{FileIndex, Kind, Reference, Symbol};

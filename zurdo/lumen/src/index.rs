@@ -1,0 +1,378 @@
+//! The index on disk: generations under `.zurdo/lumen/`, shared by every
+//! PRD of the repository.
+//!
+//! A generation is one JSON file holding every indexed file's definitions
+//! and references with the file's content hash. `CURRENT` names the
+//! published one. Publishing writes the new generation beside the old, then
+//! replaces `CURRENT` atomically (temp file + rename), so a reader sees the
+//! old generation or the new one, never a torn one; a failed refresh leaves
+//! the previous generation in place. A refresh re-parses only the files
+//! whose content hash changed.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant, SystemTime};
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::adapters::{self, Language};
+use crate::model::FileIndex;
+
+/// The index directory, relative to the repository root.
+pub const DIR: &str = ".zurdo/lumen";
+
+/// The format of a generation; bumped whenever an adapter maps something
+/// differently, so an older generation is re-parsed rather than trusted.
+pub const FORMAT: u32 = 1;
+
+/// Files larger than this are not indexed (generated or vendored code).
+pub const MAX_FILE_BYTES: u64 = 2 * 1024 * 1024;
+
+/// Directory names never walked, besides hidden ones and what `.gitignore`
+/// excludes.
+const SKIP_DIRS: [&str; 2] = ["node_modules", "__pycache__"];
+
+/// A whole generation.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Index {
+    /// [`FORMAT`] when written.
+    pub format: u32,
+    /// Increases with every published generation.
+    pub generation: u64,
+    /// Every indexed file, by repository-relative path.
+    pub files: BTreeMap<String, FileIndex>,
+}
+
+/// What a refresh did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Refresh {
+    /// Source files seen.
+    pub files: usize,
+    /// Files parsed (new or changed).
+    pub parsed: usize,
+    /// Files whose hash was unchanged, kept as they were.
+    pub reused: usize,
+    /// Files gone since the last generation.
+    pub removed: usize,
+    /// Wall time.
+    pub elapsed: Duration,
+}
+
+impl Refresh {
+    /// True when the refresh changed the index.
+    pub fn changed(&self) -> bool {
+        self.parsed > 0 || self.removed > 0
+    }
+}
+
+impl Index {
+    /// The published generation under `root`, or an empty index when there
+    /// is none, it cannot be read, or it has another [`FORMAT`].
+    pub fn load(root: &Path) -> Index {
+        let dir = root.join(DIR);
+        let Ok(name) = std::fs::read_to_string(dir.join("CURRENT")) else {
+            return Index::default();
+        };
+        let name = name.trim();
+        if name.is_empty() || name.contains('/') || name.contains("..") {
+            return Index::default();
+        }
+        std::fs::read(dir.join(name))
+            .ok()
+            .and_then(|bytes| serde_json::from_slice::<Index>(&bytes).ok())
+            .filter(|index| index.format == FORMAT)
+            .unwrap_or_default()
+    }
+
+    /// Brings the index up to date with the working tree: walks `root`
+    /// (`.gitignore` honoured, hidden entries, `.zurdo/`, `node_modules/`
+    /// skipped), parses every new or changed source file, reuses the rest
+    /// and drops deleted files.
+    pub fn refresh(&mut self, root: &Path) -> Refresh {
+        let started = Instant::now();
+        if self.format != FORMAT {
+            self.files.clear();
+            self.format = FORMAT;
+        }
+        let sources = walk(root);
+        let mut stats = Refresh {
+            files: sources.len(),
+            ..Refresh::default()
+        };
+        let mut todo: Vec<(String, Language, Vec<u8>, String)> = Vec::new();
+        let mut next: BTreeMap<String, FileIndex> = BTreeMap::new();
+        for (path, language) in sources {
+            let Ok(bytes) = std::fs::read(root.join(&path)) else {
+                continue;
+            };
+            let hash = sha256_hex(&bytes);
+            match self.files.remove(&path) {
+                Some(old) if old.hash == hash && old.language == language.name() => {
+                    stats.reused += 1;
+                    next.insert(path, old);
+                }
+                _ => todo.push((path, language, bytes, hash)),
+            }
+        }
+        stats.removed = self.files.len();
+        stats.parsed = todo.len();
+        for file in parse_all(todo) {
+            next.insert(file.path.clone(), file);
+        }
+        self.files = next;
+        stats.elapsed = started.elapsed();
+        stats
+    }
+
+    /// Writes this index as a new generation beside the current one and
+    /// publishes it atomically; older generations (all but the previous
+    /// one) are removed. Returns the generation's path.
+    pub fn publish(&mut self, root: &Path) -> std::io::Result<PathBuf> {
+        let dir = root.join(DIR);
+        std::fs::create_dir_all(&dir)?;
+        let current = Index::current_generation(&dir);
+        self.generation = self.generation.max(current) + 1;
+        self.format = FORMAT;
+        let name = format!("gen-{:08}-{}.json", self.generation, std::process::id());
+        let bytes = serde_json::to_vec(self).map_err(std::io::Error::other)?;
+        write_atomic(&dir.join(&name), &bytes)?;
+        write_atomic(&dir.join("CURRENT"), name.as_bytes())?;
+        prune(&dir, &name);
+        Ok(dir.join(name))
+    }
+
+    /// Loads the published generation, refreshes it, and publishes a new
+    /// one when anything changed (a failed publish only leaves the previous
+    /// generation in place: the refreshed index is still returned).
+    pub fn open(root: &Path) -> (Index, Refresh) {
+        let mut index = Index::load(root);
+        let stats = index.refresh(root);
+        if stats.changed() || index.generation == 0 {
+            let _ = index.publish(root);
+        }
+        (index, stats)
+    }
+
+    fn current_generation(dir: &Path) -> u64 {
+        std::fs::read_to_string(dir.join("CURRENT"))
+            .ok()
+            .and_then(|name| {
+                name.trim()
+                    .strip_prefix("gen-")?
+                    .split(['-', '.'])
+                    .next()?
+                    .parse()
+                    .ok()
+            })
+            .unwrap_or(0)
+    }
+}
+
+/// Every source file under `root` with its language, sorted.
+fn walk(root: &Path) -> Vec<(String, Language)> {
+    let mut out = Vec::new();
+    let walker = ignore::WalkBuilder::new(root)
+        .hidden(true)
+        .parents(false)
+        .follow_links(false)
+        .filter_entry(|e| {
+            let name = e.file_name().to_string_lossy();
+            !(e.file_type().is_some_and(|t| t.is_dir()) && SKIP_DIRS.contains(&name.as_ref()))
+        })
+        .build();
+    for entry in walker.flatten() {
+        if !entry.file_type().is_some_and(|t| t.is_file()) {
+            continue;
+        }
+        if entry.metadata().is_ok_and(|m| m.len() > MAX_FILE_BYTES) {
+            continue;
+        }
+        let Ok(relative) = entry.path().strip_prefix(root) else {
+            continue;
+        };
+        let Some(path) = relative.to_str().map(|p| p.replace('\\', "/")) else {
+            continue;
+        };
+        if let Some(language) = Language::of(&path) {
+            out.push((path, language));
+        }
+    }
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
+
+/// Parses the files on every core (tree-sitter parsers are per thread).
+fn parse_all(todo: Vec<(String, Language, Vec<u8>, String)>) -> Vec<FileIndex> {
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(todo.len().max(1));
+    if workers <= 1 {
+        return todo.into_iter().map(parse_one).collect();
+    }
+    let mut chunks: Vec<Vec<(String, Language, Vec<u8>, String)>> = vec![Vec::new(); workers];
+    for (i, item) in todo.into_iter().enumerate() {
+        chunks[i % workers].push(item);
+    }
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = chunks
+            .into_iter()
+            .map(|chunk| scope.spawn(move || chunk.into_iter().map(parse_one).collect::<Vec<_>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_default())
+            .collect()
+    })
+}
+
+fn parse_one((path, language, bytes, hash): (String, Language, Vec<u8>, String)) -> FileIndex {
+    let mut file = adapters::index_file(language, &path, &bytes);
+    file.hash = hash;
+    file
+}
+
+/// Hex SHA-256.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let temp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+    {
+        let mut file = std::fs::File::create(&temp)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+    }
+    std::fs::rename(&temp, path)
+}
+
+/// Removes generations other than `keep` and the newest one before it,
+/// when they are over a minute old (another process may be publishing).
+fn prune(dir: &Path, keep: &str) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut generations: Vec<(String, SystemTime)> = entries
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if !name.starts_with("gen-") || name == keep {
+                return None;
+            }
+            let modified = e.metadata().ok()?.modified().ok()?;
+            Some((name, modified))
+        })
+        .collect();
+    generations.sort();
+    generations.pop(); // the previous generation stays
+    let now = SystemTime::now();
+    for (name, modified) in generations {
+        if now
+            .duration_since(modified)
+            .is_ok_and(|age| age > Duration::from_secs(60))
+        {
+            let _ = std::fs::remove_file(dir.join(name));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn repo() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().expect("temp");
+        std::fs::create_dir_all(dir.path().join("src")).expect("mkdir");
+        std::fs::write(dir.path().join("src/lib.rs"), "pub fn a() {}\n").expect("write");
+        std::fs::write(dir.path().join("src/b.rs"), "pub fn b() {}\n").expect("write");
+        std::fs::write(dir.path().join("README.md"), "# not code\n").expect("write");
+        dir
+    }
+
+    #[test]
+    fn a_refresh_parses_only_what_changed() {
+        let dir = repo();
+        let mut index = Index::default();
+        let first = index.refresh(dir.path());
+        assert_eq!((first.files, first.parsed, first.reused), (2, 2, 0));
+        let again = index.refresh(dir.path());
+        assert_eq!((again.parsed, again.reused, again.removed), (0, 2, 0));
+        assert!(!again.changed());
+        std::fs::write(dir.path().join("src/b.rs"), "pub fn b2() {}\n").expect("write");
+        std::fs::remove_file(dir.path().join("src/lib.rs")).expect("rm");
+        let edit = index.refresh(dir.path());
+        assert_eq!((edit.parsed, edit.reused, edit.removed), (1, 0, 1));
+        assert_eq!(index.files.keys().collect::<Vec<_>>(), ["src/b.rs"]);
+    }
+
+    #[test]
+    fn publishing_writes_a_new_generation_and_moves_current_atomically() {
+        let dir = repo();
+        let (index, stats) = Index::open(dir.path());
+        assert_eq!(stats.parsed, 2);
+        assert_eq!(index.generation, 1);
+        let loaded = Index::load(dir.path());
+        assert_eq!(loaded, index);
+        // Unchanged: no new generation.
+        let (same, stats) = Index::open(dir.path());
+        assert_eq!((same.generation, stats.parsed), (1, 0));
+        std::fs::write(dir.path().join("src/c.rs"), "fn c() {}\n").expect("write");
+        let (next, _) = Index::open(dir.path());
+        assert_eq!(next.generation, 2);
+        let gens: Vec<String> = std::fs::read_dir(dir.path().join(DIR))
+            .expect("dir")
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with("gen-"))
+            .collect();
+        assert_eq!(gens.len(), 2, "the new generation beside the old: {gens:?}");
+    }
+
+    #[test]
+    fn a_damaged_or_foreign_generation_is_not_trusted() {
+        let dir = repo();
+        Index::open(dir.path());
+        let lumen = dir.path().join(DIR);
+        std::fs::write(lumen.join("CURRENT"), "../../etc/passwd").expect("write");
+        assert_eq!(Index::load(dir.path()), Index::default());
+        std::fs::write(lumen.join("CURRENT"), "gen-missing.json").expect("write");
+        assert_eq!(Index::load(dir.path()), Index::default());
+        std::fs::write(lumen.join("bad.json"), "{not json").expect("write");
+        std::fs::write(lumen.join("CURRENT"), "bad.json").expect("write");
+        assert_eq!(Index::load(dir.path()), Index::default());
+    }
+
+    #[test]
+    fn gitignored_hidden_and_huge_files_are_not_indexed() {
+        let dir = repo();
+        std::fs::create_dir_all(dir.path().join(".git")).expect("git");
+        std::fs::write(dir.path().join(".gitignore"), "gen/\n").expect("write");
+        std::fs::create_dir_all(dir.path().join("gen")).expect("mkdir");
+        std::fs::write(dir.path().join("gen/x.rs"), "fn x() {}").expect("write");
+        std::fs::create_dir_all(dir.path().join(".hidden")).expect("mkdir");
+        std::fs::write(dir.path().join(".hidden/y.rs"), "fn y() {}").expect("write");
+        std::fs::create_dir_all(dir.path().join("node_modules/m")).expect("mkdir");
+        std::fs::write(dir.path().join("node_modules/m/i.js"), "function z(){}").expect("write");
+        std::fs::write(
+            dir.path().join("src/big.rs"),
+            vec![b' '; (MAX_FILE_BYTES + 1) as usize],
+        )
+        .expect("write");
+        let mut index = Index::default();
+        index.refresh(dir.path());
+        assert_eq!(
+            index.files.keys().collect::<Vec<_>>(),
+            ["src/b.rs", "src/lib.rs"]
+        );
+    }
+}

@@ -1,0 +1,244 @@
+//! Resolution: definitions, references and callers of a `::` name.
+//!
+//! * **Definitions.** A name matches a symbol whose qualified path ends with
+//!   the name's segments (`Config::load` matches `config::Config::load`).
+//!   Only what an adapter mapped is found; nothing is guessed.
+//! * **References** are matched syntactically, since no type checker runs:
+//!   - a reference written as a path (`Config::load`, `helper`) matches when
+//!     its segments end the definition's path (`Self` matches any type);
+//!   - an unqualified reference is attributed to a definition in its own
+//!     file when that file defines the name, and otherwise to every
+//!     definition of the name (imports bring names in);
+//!   - a member use (`x.load()`, `pkg.Func()`) matches when its qualifier is
+//!     the definition's parent (`store.New` → `store::New`), or, when the
+//!     receiver is a value whose type is unknown, any method or field of
+//!     that name.
+//! * **Other sites only.** A definition's own line and uses inside the
+//!   definition itself (recursion) do not count as references or callers.
+
+use std::collections::BTreeSet;
+
+use crate::index::Index;
+use crate::model::{FileIndex, Kind, Reference, Symbol};
+
+/// A definition found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Definition<'a> {
+    /// The file.
+    pub file: &'a FileIndex,
+    /// The symbol.
+    pub symbol: &'a Symbol,
+}
+
+/// A use found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Use<'a> {
+    /// The file.
+    pub file: &'a FileIndex,
+    /// The reference.
+    pub reference: &'a Reference,
+}
+
+/// True when `path` ends with `name` at segment boundaries.
+pub fn ends_with(path: &[String], name: &[String]) -> bool {
+    !name.is_empty()
+        && name.len() <= path.len()
+        && path[path.len() - name.len()..]
+            .iter()
+            .zip(name)
+            .all(|(p, n)| p == n || n == "Self")
+}
+
+impl Index {
+    /// Every definition matching `name`, of any kind, in path order.
+    pub fn definitions(&self, name: &[String]) -> Vec<Definition<'_>> {
+        let mut out = Vec::new();
+        for file in self.files.values() {
+            for symbol in &file.symbols {
+                if ends_with(&symbol.path, name) {
+                    out.push(Definition { file, symbol });
+                }
+            }
+        }
+        out
+    }
+
+    /// The definitions of `name` hints may resolve (the query-only kinds
+    /// left out).
+    pub fn hint_definitions(&self, name: &[String]) -> Vec<Definition<'_>> {
+        self.definitions(name)
+            .into_iter()
+            .filter(|d| d.symbol.kind.hint_target())
+            .collect()
+    }
+
+    /// Uses of any of `targets` at sites other than the definitions
+    /// themselves.
+    pub fn references(&self, targets: &[Definition<'_>]) -> Vec<Use<'_>> {
+        let mut out = Vec::new();
+        for file in self.files.values() {
+            for reference in &file.references {
+                if targets.iter().any(|t| self.refers(file, reference, t)) {
+                    out.push(Use { file, reference });
+                }
+            }
+        }
+        out
+    }
+
+    /// The distinct functions and methods that call any of `targets`, with
+    /// one call site each.
+    pub fn callers(&self, targets: &[Definition<'_>]) -> Vec<Use<'_>> {
+        let mut seen = BTreeSet::new();
+        self.references(targets)
+            .into_iter()
+            .filter(|u| u.reference.call && !u.reference.caller.is_empty())
+            .filter(|u| seen.insert((u.file.path.as_str(), u.reference.caller.clone())))
+            .collect()
+    }
+
+    fn refers(&self, file: &FileIndex, r: &Reference, target: &Definition<'_>) -> bool {
+        let path = &target.symbol.path;
+        let (Some(last), Some(written)) = (path.last(), r.path.last()) else {
+            return false;
+        };
+        if last != written {
+            return false;
+        }
+        // Not the definition itself, nor a use inside it (recursion).
+        if std::ptr::eq(file, target.file)
+            && (r.line == target.symbol.line || r.caller.starts_with(path))
+        {
+            return false;
+        }
+        if r.member {
+            let qualifier = r.path.len().checked_sub(2).map(|i| &r.path[i]);
+            let parent = path.len().checked_sub(2).map(|i| &path[i]);
+            return match qualifier {
+                Some(q) if parent == Some(q) => true,
+                _ => matches!(target.symbol.kind, Kind::Method | Kind::Field),
+            };
+        }
+        if !ends_with(path, &r.path) {
+            return false;
+        }
+        if r.path.len() > 1 {
+            return true;
+        }
+        // An unqualified name: the file's own definition of it wins.
+        let local = file
+            .symbols
+            .iter()
+            .any(|s| s.kind.hint_target() && s.path.last() == Some(last));
+        !local || std::ptr::eq(file, target.file)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn seg(s: &str) -> Vec<String> {
+        s.split("::").map(String::from).collect()
+    }
+
+    fn symbol(path: &str, kind: Kind, line: u32) -> Symbol {
+        Symbol {
+            path: seg(path),
+            kind,
+            line,
+            target: Vec::new(),
+        }
+    }
+
+    fn reference(path: &str, member: bool, call: bool, line: u32, caller: &str) -> Reference {
+        Reference {
+            path: seg(path),
+            member,
+            call,
+            line,
+            caller: if caller.is_empty() {
+                Vec::new()
+            } else {
+                seg(caller)
+            },
+        }
+    }
+
+    fn index() -> Index {
+        let mut index = Index::default();
+        let config = FileIndex {
+            path: "src/config.rs".into(),
+            language: "rust".into(),
+            symbols: vec![
+                symbol("config::Config", Kind::Class, 1),
+                symbol("config::Config::load", Kind::Method, 3),
+                symbol("config::Config::port", Kind::Field, 2),
+                symbol("config::helper", Kind::Function, 9),
+                symbol("config::fact", Kind::Function, 12),
+            ],
+            references: vec![
+                reference("helper", false, true, 4, "config::Config::load"),
+                reference("fact", false, true, 13, "config::fact"),
+            ],
+            ..FileIndex::default()
+        };
+        let main = FileIndex {
+            path: "src/main.rs".into(),
+            language: "rust".into(),
+            symbols: vec![
+                symbol("main", Kind::Function, 1),
+                symbol("run", Kind::Function, 5),
+                symbol("helper", Kind::Function, 20),
+            ],
+            references: vec![
+                reference("Config::load", false, true, 2, "main"),
+                reference("Config::load", false, true, 6, "run"),
+                reference("load", true, true, 7, "run"),
+                reference("helper", false, true, 8, "run"),
+            ],
+            ..FileIndex::default()
+        };
+        index.files.insert(config.path.clone(), config);
+        index.files.insert(main.path.clone(), main);
+        index
+    }
+
+    #[test]
+    fn names_resolve_by_suffix_at_segment_boundaries() {
+        let i = index();
+        assert_eq!(i.definitions(&seg("Config::load")).len(), 1);
+        assert_eq!(i.definitions(&seg("config::Config::load")).len(), 1);
+        assert!(i.definitions(&seg("fig::Config::load")).is_empty());
+        assert!(i.definitions(&seg("Config::save")).is_empty());
+        assert_eq!(i.definitions(&seg("Config::port")).len(), 1);
+        assert!(
+            i.hint_definitions(&seg("Config::port")).is_empty(),
+            "fields are for lumen query only"
+        );
+    }
+
+    #[test]
+    fn references_and_distinct_callers() {
+        let i = index();
+        let load = i.hint_definitions(&seg("Config::load"));
+        assert_eq!(i.references(&load).len(), 3, "two paths and a member call");
+        let callers: Vec<String> = i
+            .callers(&load)
+            .iter()
+            .map(|u| u.reference.caller.join("::"))
+            .collect();
+        assert_eq!(callers, ["main", "run"]);
+    }
+
+    #[test]
+    fn an_unqualified_name_prefers_its_own_file_and_recursion_is_not_a_caller() {
+        let i = index();
+        let helper = i.hint_definitions(&seg("config::helper"));
+        let uses = i.references(&helper);
+        assert_eq!(uses.len(), 1, "main.rs defines its own helper");
+        assert_eq!(uses[0].file.path, "src/config.rs");
+        let fact = i.hint_definitions(&seg("fact"));
+        assert!(i.references(&fact).is_empty(), "only recursion");
+    }
+}
