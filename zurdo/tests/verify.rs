@@ -317,13 +317,16 @@ fn the_environment_is_allowlisted() {
 }
 
 #[test]
-fn manual_and_structural_hints_never_pass() {
+fn manual_never_passes_and_an_unknown_symbol_is_not_found() {
     let r = repo(&[]);
     assert_eq!(fail(r.path(), "[manual]"), Reason::NeedsReview);
     for kind in ["symbol", "references", "callers"] {
         assert_eq!(
             fail(r.path(), &format!("[{kind}: Config::load]")),
-            Reason::NotImplemented { kind: kind.into() }
+            Reason::SymbolNotFound {
+                name: "Config::load".into(),
+                detail: "0 source files indexed".into()
+            }
         );
     }
 }

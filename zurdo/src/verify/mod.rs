@@ -13,6 +13,7 @@ mod grep;
 mod http;
 mod outcome;
 pub mod render;
+mod structural;
 pub(crate) mod runners;
 mod verifier;
 pub mod window;

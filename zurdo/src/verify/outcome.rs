@@ -99,11 +99,35 @@ pub enum Reason {
         /// The file whose blob changed.
         path: String,
     },
-    /// The hint kind is parsed but nothing executes it yet (`[symbol:]`,
-    /// `[references:]`, `[callers:]` until the structural index lands).
-    NotImplemented {
-        /// The hint kind.
-        kind: String,
+    /// `[symbol:]`, `[references:]`, `[callers:]`: no indexed definition of
+    /// a kind hints resolve has this name (nothing is guessed).
+    SymbolNotFound {
+        /// The name as written.
+        name: String,
+        /// What else is known: the name is a query-only kind, or how many
+        /// files the index read.
+        detail: String,
+    },
+    /// `[references:]`: defined, but no other site uses it.
+    NoReferences {
+        /// The name as written.
+        name: String,
+    },
+    /// `[callers:]`: fewer distinct calling functions than required.
+    TooFewCallers {
+        /// The name as written.
+        name: String,
+        /// Distinct callers found.
+        found: usize,
+        /// Callers required (`>= N`, default 1).
+        min: u32,
+    },
+    /// `[callers: X from Y]`: `Y` is not among the callers.
+    CallerMissing {
+        /// The callee as written.
+        name: String,
+        /// The caller that was required.
+        from: String,
     },
 }
 
@@ -144,8 +168,18 @@ impl std::fmt::Display for Reason {
                 f,
                 "{path} changed while verification ran (something is still writing it); the pass does not count"
             ),
-            Reason::NotImplemented { kind } => {
-                write!(f, "[{kind}:] hints are not executed yet (the structural index lands later); never passes")
+            Reason::SymbolNotFound { name, detail } => {
+                write!(f, "`{name}` is not defined in any indexed file ({detail})")
+            }
+            Reason::NoReferences { name } => {
+                write!(f, "`{name}` is defined but no other site references it")
+            }
+            Reason::TooFewCallers { name, found, min } => write!(
+                f,
+                "`{name}` has {found} distinct caller(s); at least {min} required"
+            ),
+            Reason::CallerMissing { name, from } => {
+                write!(f, "`{from}` does not call `{name}`")
             }
         }
     }

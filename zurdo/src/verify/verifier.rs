@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use super::config::VerificationConfig;
 use super::outcome::{Captured, CriterionVerdict, Evidence, HintResult, Reason, Verdict};
-use super::{env, files, grep, http, runners};
+use super::{env, files, grep, http, runners, structural};
 use crate::exec::{self, Ending};
 use crate::hint::{Check, Hint};
 use crate::model::Criterion;
@@ -20,6 +20,9 @@ pub struct Verifier {
     /// A command `[shell:]` hints run under (a sandbox such as bubblewrap);
     /// empty to run them directly.
     wrapper: Vec<String>,
+    /// The structural index, loaded at the first structural check and then
+    /// refreshed in memory from the sources (shared by clones).
+    lumen: structural::Shared,
 }
 
 /// One criterion checked: every hint's result and the combined verdict.
@@ -53,6 +56,7 @@ impl Verifier {
             env,
             shell,
             wrapper: Vec::new(),
+            lumen: structural::Shared::default(),
         })
     }
 
@@ -97,12 +101,9 @@ impl Verifier {
             Check::FileAbsent { path } => files::absent(&self.root, path),
             Check::Grep(g) => grep::check(&self.root, g, true),
             Check::NoGrep(g) => grep::check(&self.root, g, false),
-            Check::Symbol { .. } | Check::References { .. } | Check::Callers(_) => (
-                Verdict::Fail(Reason::NotImplemented {
-                    kind: hint.kind().to_string(),
-                }),
-                Evidence::default(),
-            ),
+            Check::Symbol { .. } | Check::References { .. } | Check::Callers(_) => {
+                structural::check(&self.root, &self.lumen, &hint.check)
+            }
             Check::Manual => (Verdict::Fail(Reason::NeedsReview), Evidence::default()),
         };
         HintResult {

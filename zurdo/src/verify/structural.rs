@@ -1,0 +1,197 @@
+//! `[symbol:]`, `[references:]` and `[callers:]`, answered by Lumen.
+//!
+//! Every check repairs the index in-process first: the files whose content
+//! hash changed are parsed again, so a verdict never depends on whether the
+//! Vela watcher ran. The index is read from `.zurdo/lumen/` once per
+//! verifier (a warm start) and from then on refreshed only from the source
+//! files themselves, never re-read from disk: during a run, what the agent
+//! writes under `.zurdo/` cannot change a structural verdict. A refreshed
+//! index is published as a new generation for the next process.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::sync::Mutex;
+
+use zurdo_lumen::query::{Definition, Use};
+use zurdo_lumen::Index;
+
+use super::files;
+use super::outcome::{Blob, Evidence, Reason, Verdict};
+use crate::hint::{Check, QualifiedName};
+
+/// The verifier's index, shared by its clones.
+pub type Shared = std::sync::Arc<Mutex<Option<Index>>>;
+
+/// Checks a structural hint against the repository at `root`.
+pub fn check(root: &Path, shared: &Shared, check: &Check) -> (Verdict, Evidence) {
+    let mut guard = shared.lock().unwrap_or_else(|p| p.into_inner());
+    let index = guard.get_or_insert_with(|| Index::load(root));
+    let refresh = index.refresh(root);
+    if refresh.changed() || index.generation == 0 {
+        // A failed publish keeps the previous generation; the fresh index in
+        // memory still answers.
+        let _ = index.publish(root);
+    }
+    let index: &Index = index;
+    match check {
+        Check::Symbol { name } => symbol(root, index, name),
+        Check::References { name } => references(root, index, name),
+        Check::Callers(c) => callers(root, index, &c.name, c.min, c.from.as_ref()),
+        _ => (Verdict::Pass, Evidence::default()),
+    }
+}
+
+fn resolve<'a>(index: &'a Index, name: &QualifiedName) -> Result<Vec<Definition<'a>>, Reason> {
+    let defs = index.hint_definitions(&name.segments);
+    if !defs.is_empty() {
+        return Ok(defs);
+    }
+    let other: BTreeSet<&str> = index
+        .definitions(&name.segments)
+        .iter()
+        .map(|d| d.symbol.kind.name())
+        .collect();
+    let detail = if other.is_empty() {
+        format!("{} source files indexed", index.files.len())
+    } else {
+        format!(
+            "it is a {}; those are recorded for `zurdo lumen query` only",
+            other.into_iter().collect::<Vec<_>>().join("/")
+        )
+    };
+    Err(Reason::SymbolNotFound {
+        name: name.to_string(),
+        detail,
+    })
+}
+
+fn symbol(root: &Path, index: &Index, name: &QualifiedName) -> (Verdict, Evidence) {
+    match resolve(index, name) {
+        Err(reason) => (Verdict::Fail(reason), Evidence::default()),
+        Ok(defs) => {
+            let note = format!(
+                "defined at {}",
+                sites(defs.iter().map(|d| (d.file.path.as_str(), d.symbol.line)))
+            );
+            let paths = defs.iter().map(|d| d.file.path.as_str());
+            (Verdict::Pass, evidence(root, paths, note))
+        }
+    }
+}
+
+fn references(root: &Path, index: &Index, name: &QualifiedName) -> (Verdict, Evidence) {
+    let defs = match resolve(index, name) {
+        Err(reason) => return (Verdict::Fail(reason), Evidence::default()),
+        Ok(defs) => defs,
+    };
+    let uses = index.references(&defs);
+    if uses.is_empty() {
+        return (
+            Verdict::Fail(Reason::NoReferences {
+                name: name.to_string(),
+            }),
+            evidence(
+                root,
+                defs.iter().map(|d| d.file.path.as_str()),
+                String::new(),
+            ),
+        );
+    }
+    let note = format!("{} reference(s): {}", uses.len(), use_sites(&uses));
+    let paths = defs
+        .iter()
+        .map(|d| d.file.path.as_str())
+        .chain(uses.iter().map(|u| u.file.path.as_str()));
+    (Verdict::Pass, evidence(root, paths, note))
+}
+
+fn callers(
+    root: &Path,
+    index: &Index,
+    name: &QualifiedName,
+    min: u32,
+    from: Option<&QualifiedName>,
+) -> (Verdict, Evidence) {
+    let defs = match resolve(index, name) {
+        Err(reason) => return (Verdict::Fail(reason), Evidence::default()),
+        Ok(defs) => defs,
+    };
+    let calls = index.callers(&defs);
+    let names: Vec<String> = calls
+        .iter()
+        .map(|u| u.reference.caller.join("::"))
+        .collect();
+    let note = if names.is_empty() {
+        "no function calls it".to_string()
+    } else {
+        format!("called by {} ({})", names.join(", "), use_sites(&calls))
+    };
+    let paths: Vec<&str> = defs
+        .iter()
+        .map(|d| d.file.path.as_str())
+        .chain(calls.iter().map(|u| u.file.path.as_str()))
+        .collect();
+    let evidence = evidence(root, paths.into_iter(), note);
+    if let Some(from) = from {
+        let found = calls
+            .iter()
+            .any(|u| zurdo_lumen::query::ends_with(&u.reference.caller, &from.segments));
+        if !found {
+            return (
+                Verdict::Fail(Reason::CallerMissing {
+                    name: name.to_string(),
+                    from: from.to_string(),
+                }),
+                evidence,
+            );
+        }
+    }
+    if calls.len() < min.max(1) as usize {
+        return (
+            Verdict::Fail(Reason::TooFewCallers {
+                name: name.to_string(),
+                found: calls.len(),
+                min: min.max(1),
+            }),
+            evidence,
+        );
+    }
+    (Verdict::Pass, evidence)
+}
+
+/// The files relied on, by their blob ids, with a one-line note.
+fn evidence<'a>(root: &Path, paths: impl Iterator<Item = &'a str>, note: String) -> Evidence {
+    let unique: BTreeSet<&str> = paths.collect();
+    let blobs = unique
+        .into_iter()
+        .filter_map(|path| {
+            let bytes = std::fs::read(root.join(path)).ok()?;
+            Some(Blob {
+                path: path.to_string(),
+                id: files::blob_id(&bytes),
+            })
+        })
+        .collect();
+    Evidence {
+        blobs,
+        note: (!note.is_empty()).then_some(note),
+        ..Evidence::default()
+    }
+}
+
+fn sites<'a>(sites: impl Iterator<Item = (&'a str, u32)>) -> String {
+    let all: Vec<String> = sites.map(|(p, l)| format!("{p}:{l}")).collect();
+    let shown = all.len().min(5);
+    let mut text = all[..shown].join(", ");
+    if all.len() > shown {
+        text.push_str(&format!(" and {} more", all.len() - shown));
+    }
+    text
+}
+
+fn use_sites(uses: &[Use<'_>]) -> String {
+    sites(
+        uses.iter()
+            .map(|u| (u.file.path.as_str(), u.reference.line)),
+    )
+}
