@@ -68,6 +68,16 @@ pub enum Command {
     #[command(subcommand)]
     Reason(ReasonCommand),
 
+    /// Lumen, the structural index behind `[symbol:]`, `[references:]` and
+    /// `[callers:]` (.zurdo/lumen/, shared by every PRD).
+    #[command(subcommand)]
+    Lumen(LumenCommand),
+
+    /// Vela, the optional watcher that keeps Lumen's index warm as files
+    /// change (one per repository; it never changes a verdict).
+    #[command(subcommand)]
+    Vela(VelaCommand),
+
     /// A scripted stand-in for an agent CLI (the demo agent and the tests'
     /// agents): `zurdo stand-in <claude|codex|copilot|gemini> <that CLI's args>…`.
     #[command(hide = true, disable_help_flag = true, disable_version_flag = true)]
@@ -208,6 +218,34 @@ pub enum ReasonCommand {
     /// Delete the lesson library (lessons/lesson-*.md) and the use counts.
     /// Lessons are tracked files: commit the deletion, or `git restore` them.
     Clear,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum LumenCommand {
+    /// Bring the index up to date (parsing only changed files) and publish
+    /// a new generation when anything changed.
+    Index,
+    /// Definitions, references and callers of a `::` name, with file:line.
+    Query {
+        /// The name, e.g. `Config::load` (the same `::` in every language).
+        name: String,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum VelaCommand {
+    /// Start the watcher in the background (no-op when one runs).
+    Start,
+    /// Stop the running watcher.
+    Stop,
+    /// Whether a watcher runs, since when, and the published generation.
+    Status,
+    /// The watcher itself, in the foreground (what `start` launches).
+    #[command(hide = true)]
+    Serve,
 }
 
 #[derive(Debug, Args)]

@@ -25,6 +25,8 @@ fn main() -> ExitCode {
         cli::Command::State(command) => commands::state::run(&command),
         cli::Command::Report(args) => commands::report::run(&args),
         cli::Command::Reason(command) => commands::reason::run(&command),
+        cli::Command::Lumen(command) => commands::lumen::run(&command),
+        cli::Command::Vela(command) => commands::vela::run(&command),
         cli::Command::StandIn(args) => zurdo_harness::standin::main(&args.cli, &args.args),
     };
     ExitCode::from(code)

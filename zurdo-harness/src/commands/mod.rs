@@ -3,11 +3,13 @@
 pub mod demo;
 pub mod doctor;
 pub mod init;
+pub mod lumen;
 pub mod reason;
 pub mod report;
 pub mod run;
 pub mod state;
 pub mod validate;
+pub mod vela;
 pub mod verify;
 
 /// Exit status: success.

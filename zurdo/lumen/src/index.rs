@@ -34,11 +34,18 @@ pub const MAX_FILE_BYTES: u64 = 2 * 1024 * 1024;
 /// excludes.
 const SKIP_DIRS: [&str; 2] = ["node_modules", "__pycache__"];
 
+/// The version of the adapters: zurdo-lumen's own version, so an upgrade
+/// re-parses everything rather than trusting what older adapters mapped.
+pub const ADAPTERS: &str = env!("CARGO_PKG_VERSION");
+
 /// A whole generation.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Index {
     /// [`FORMAT`] when written.
     pub format: u32,
+    /// [`ADAPTERS`] when written.
+    #[serde(default)]
+    pub adapters: String,
     /// Increases with every published generation.
     pub generation: u64,
     /// Every indexed file, by repository-relative path.
@@ -82,7 +89,7 @@ impl Index {
         std::fs::read(dir.join(name))
             .ok()
             .and_then(|bytes| serde_json::from_slice::<Index>(&bytes).ok())
-            .filter(|index| index.format == FORMAT)
+            .filter(|index| index.format == FORMAT && index.adapters == ADAPTERS)
             .unwrap_or_default()
     }
 
@@ -92,9 +99,10 @@ impl Index {
     /// and drops deleted files.
     pub fn refresh(&mut self, root: &Path) -> Refresh {
         let started = Instant::now();
-        if self.format != FORMAT {
+        if self.format != FORMAT || self.adapters != ADAPTERS {
             self.files.clear();
             self.format = FORMAT;
+            self.adapters = ADAPTERS.to_string();
         }
         let sources = walk(root);
         let mut stats = Refresh {
@@ -135,6 +143,7 @@ impl Index {
         let current = Index::current_generation(&dir);
         self.generation = self.generation.max(current) + 1;
         self.format = FORMAT;
+        self.adapters = ADAPTERS.to_string();
         let name = format!("gen-{:08}-{}.json", self.generation, std::process::id());
         let bytes = serde_json::to_vec(self).map_err(std::io::Error::other)?;
         write_atomic(&dir.join(&name), &bytes)?;
@@ -168,6 +177,12 @@ impl Index {
             })
             .unwrap_or(0)
     }
+}
+
+/// Every source file under `root` Lumen reads, with its language, sorted
+/// by path (the same walk a refresh makes).
+pub fn sources(root: &Path) -> Vec<(String, Language)> {
+    walk(root)
 }
 
 /// Every source file under `root` with its language, sorted.

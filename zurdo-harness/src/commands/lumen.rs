@@ -1,0 +1,140 @@
+//! `zurdo lumen index` and `zurdo lumen query <name>`, for the repository
+//! holding the current directory.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::json;
+use zurdo::source;
+use zurdo_lumen::query::Use;
+use zurdo_lumen::Index;
+
+use super::{EXIT_FAILED, EXIT_INVALID, EXIT_OK};
+use crate::cli::{Format, LumenCommand};
+
+/// Runs the command and returns its exit status.
+pub fn run(command: &LumenCommand) -> u8 {
+    let root = here();
+    match command {
+        LumenCommand::Index => index(&root),
+        LumenCommand::Query { name, format } => query(&root, name, *format),
+    }
+}
+
+/// The repository root holding the current directory.
+pub fn here() -> PathBuf {
+    // repo_root looks up from a file's directory: name one in the cwd.
+    source::repo_root(Path::new("zurdo-lumen"))
+}
+
+fn index(root: &Path) -> u8 {
+    let mut index = Index::load(root);
+    let before = index.generation;
+    let stats = index.refresh(root);
+    let published = if stats.changed() || before == 0 {
+        match index.publish(root) {
+            Ok(path) => Some(path),
+            Err(e) => {
+                eprintln!(
+                    "zurdo: cannot publish a new generation under {}: {e}; the previous one stays",
+                    root.join(zurdo_lumen::index::DIR).display()
+                );
+                return EXIT_FAILED;
+            }
+        }
+    } else {
+        None
+    };
+    let symbols: usize = index.files.values().map(|f| f.symbols.len()).sum();
+    let with_errors = index.files.values().filter(|f| f.syntax_errors).count();
+    println!(
+        "{} source files: {} parsed, {} unchanged, {} removed in {:.1} ms; {symbols} definitions",
+        stats.files,
+        stats.parsed,
+        stats.reused,
+        stats.removed,
+        stats.elapsed.as_secs_f64() * 1000.0
+    );
+    if with_errors > 0 {
+        println!("{with_errors} file(s) have syntax errors (indexed as far as they parse)");
+    }
+    match published {
+        Some(path) => println!(
+            "published generation {} ({})",
+            index.generation,
+            path.display()
+        ),
+        None => println!("generation {} is current", index.generation),
+    }
+    EXIT_OK
+}
+
+fn query(root: &Path, name: &str, format: Format) -> u8 {
+    let segments: Vec<String> = name.split("::").map(str::to_string).collect();
+    if segments.iter().any(|s| s.is_empty()) {
+        eprintln!("zurdo: `{name}` is not a `::` name (e.g. Config::load)");
+        return EXIT_INVALID;
+    }
+    let (index, _) = Index::open(root);
+    let defs = index.definitions(&segments);
+    let uses = index.references(&defs);
+    let calls = index.callers(&defs);
+    if format == Format::Json {
+        let site = |u: &Use<'_>| json!({"file": u.file.path, "line": u.reference.line, "caller": u.reference.caller.join("::"), "call": u.reference.call});
+        let out = json!({
+            "name": name,
+            "definitions": defs.iter().map(|d| json!({"name": d.symbol.path.join("::"), "kind": d.symbol.kind.name(), "file": d.file.path, "line": d.symbol.line})).collect::<Vec<_>>(),
+            "references": uses.iter().map(site).collect::<Vec<_>>(),
+            "callers": calls.iter().map(site).collect::<Vec<_>>(),
+        });
+        println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+        return if defs.is_empty() {
+            EXIT_FAILED
+        } else {
+            EXIT_OK
+        };
+    }
+    if defs.is_empty() {
+        println!(
+            "`{name}`: not found ({} source files indexed)",
+            index.files.len()
+        );
+        return EXIT_FAILED;
+    }
+    println!("definitions ({}):", defs.len());
+    for d in &defs {
+        let note = if d.symbol.kind.hint_target() {
+            ""
+        } else {
+            " (query only)"
+        };
+        println!(
+            "  {}:{}  {} {}{note}",
+            d.file.path,
+            d.symbol.line,
+            d.symbol.kind.name(),
+            d.symbol.path.join("::")
+        );
+    }
+    println!("references ({}):", uses.len());
+    for u in &uses {
+        println!("  {}:{}{}", u.file.path, u.reference.line, in_caller(u));
+    }
+    println!("callers ({}):", calls.len());
+    for u in &calls {
+        println!(
+            "  {}  ({}:{})",
+            u.reference.caller.join("::"),
+            u.file.path,
+            u.reference.line
+        );
+    }
+    EXIT_OK
+}
+
+fn in_caller(u: &Use<'_>) -> String {
+    if u.reference.caller.is_empty() {
+        String::new()
+    } else {
+        format!("  in {}", u.reference.caller.join("::"))
+    }
+}
