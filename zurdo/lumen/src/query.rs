@@ -13,8 +13,8 @@
 //!     the definition's parent (`store.New` → `store::New`), or, when the
 //!     receiver is a value whose type is unknown, any method or field of
 //!     that name.
-//! * **Other sites only.** A definition's own line and uses inside the
-//!   definition itself (recursion) do not count as references or callers.
+//! * **Other sites only.** A definition's own line, and a function's uses
+//!   of itself (recursion), do not count as references or callers.
 
 use std::collections::BTreeSet;
 
@@ -105,9 +105,12 @@ impl Index {
         if last != written {
             return false;
         }
-        // Not the definition itself, nor a use inside it (recursion).
+        // Not the definition itself, nor a function's use of itself
+        // (recursion). A type used inside its own methods (`new App()` in a
+        // factory) is a use like any other.
         if std::ptr::eq(file, target.file)
-            && (r.line == target.symbol.line || r.caller.starts_with(path))
+            && (r.line == target.symbol.line
+                || (target.symbol.kind.callable() && r.caller.starts_with(path)))
         {
             return false;
         }
