@@ -218,10 +218,14 @@ fn walk(root: &Path) -> Vec<(String, Language)> {
     out
 }
 
-/// Parses the files on every core (tree-sitter parsers are per thread).
+/// Parses the files on every core (tree-sitter parsers are per thread), or
+/// on `ZURDO_LUMEN_THREADS` threads when that is set.
 fn parse_all(todo: Vec<(String, Language, Vec<u8>, String)>) -> Vec<FileIndex> {
-    let workers = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
+    let workers = std::env::var("ZURDO_LUMEN_THREADS")
+        .ok()
+        .and_then(|n| n.parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .min(todo.len().max(1));
     if workers <= 1 {
         return todo.into_iter().map(parse_one).collect();
