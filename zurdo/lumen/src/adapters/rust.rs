@@ -1,9 +1,1020 @@
-//! (being written)
+//! The Rust adapter: one `.rs` file's syntax tree → definitions and
+//! references.
+//!
+//! Definitions (each qualified by the file's module path, then the enclosing
+//! inline `mod`s, types and functions):
+//!
+//! * `function_item` → [`Kind::Function`]; directly inside an `impl` or a
+//!   `trait` → [`Kind::Method`], as is a trait's `function_signature_item`
+//!   (one in an `extern` block is a `Function`). A nested `fn` is qualified
+//!   by its enclosing function (`outer::inner`).
+//! * `impl Type` / `impl Trait for Type` qualify their items by the type's
+//!   last segment, generics stripped (`impl<T> a::Foo<T>` → `Foo`, `&Foo` →
+//!   `Foo`); a type with no name (`impl T for [u8]`) qualifies by its text
+//!   without whitespace. A trait body qualifies by the trait's name.
+//! * `struct_item`, `union_item` → [`Kind::Class`], their named fields →
+//!   [`Kind::Field`] (`Struct::field`); `enum_item` → [`Kind::Enum`], each
+//!   variant → [`Kind::Variant`] (`Enum::Variant`), a struct-like variant's
+//!   fields → `Field` (`Enum::Variant::field`); `trait_item` →
+//!   [`Kind::Interface`]; `type_item` and a trait's `type Item;` →
+//!   [`Kind::Type`]; `const_item`, `static_item` (associated ones too) →
+//!   [`Kind::Constant`]; `mod_item` (with or without a body) →
+//!   [`Kind::Module`]; `macro_rules!` → [`Kind::Macro`].
+//! * `use a::b as c;` (any visibility) → [`Kind::Alias`] `c`, target
+//!   `["a", "b"]`; a re-export (`pub`, `pub(crate)`, … `use a::b::C;`) →
+//!   `Alias` `C`, target `["a", "b", "C"]`; group forms and nested groups
+//!   likewise (`pub use a::{b, c as d, self}`). Targets are as written
+//!   (`crate`/`self`/`super` kept). Globs and private plain `use`s record
+//!   nothing.
+//!
+//! References (each with the innermost enclosing function or method as its
+//! caller):
+//!
+//! * Calls: `foo()` → `["foo"]`; `a::b::c()` → `["a", "b", "c"]` with a
+//!   leading `crate`/`self`/`super`/`$crate` dropped and a leading `Self`
+//!   replaced by the enclosing impl's (or trait's) type name; `x.load()` →
+//!   `["load"]`, member; `foo::<T>()` unwrapped; `<T as Tr>::f()` → `["T",
+//!   "f"]`; macro invocations `name!(…)` → `["name"]`.
+//! * Inside macro arguments and `macro_rules!` bodies (token trees, which
+//!   tree-sitter does not parse), a token heuristic finds `path(…)` calls,
+//!   `.name(…)` member calls, `name!` invocations and `a::b` paths; a name
+//!   after `fn`, `struct`, `#`, … is skipped.
+//! * Non-call uses: type names (`type_identifier`, except `Self` and the
+//!   item's own generic parameters), scoped paths in expressions, types and
+//!   patterns (`Mode::Fast`, `io::Result`), tuple-struct pattern names.
+//!
+//! Not recorded: plain identifiers outside call position (locals cannot be
+//! told from other names syntactically), field accesses, `use` paths,
+//! attributes (`#[derive(…)]`), visibility paths, an `impl`'s own self type
+//! and every definition's own name. Items produced by macros are not seen.
+//!
+//! The walk uses an explicit stack, so nesting depth is bounded only by
+//! memory.
 
 use super::Extracted;
+use crate::model::{Kind, Reference, Symbol};
+use tree_sitter::{Node, Tree};
 
-/// Extracts definitions and references.
-pub fn extract(tree: &tree_sitter::Tree, source: &[u8], module: &[String]) -> Extracted {
-    let _ = (tree, source, module);
-    Extracted::default()
+/// Extracts definitions and references from a parsed Rust file; `module` is
+/// the file's module path (see [`super::module_path`]).
+pub fn extract(tree: &Tree, source: &[u8], module: &[String]) -> Extracted {
+    let mut walker = Walker {
+        source,
+        module,
+        frames: Vec::new(),
+        out: Extracted::default(),
+    };
+    walker.run(tree.root_node());
+    walker.out
+}
+
+/// What kind of scope a frame is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Scope {
+    /// An inline `mod`.
+    Module,
+    /// An `impl` or `trait` body: functions in it are methods.
+    Impl,
+    /// A struct, union, enum or struct-like variant: qualifies fields.
+    Type,
+    /// A function: its path is the caller of the uses inside it.
+    Function,
+    /// Only carries generic parameters (a `type` item).
+    Plain,
+}
+
+/// One enclosing scope.
+#[derive(Debug)]
+struct Frame {
+    /// The segment it adds to qualified names, if any.
+    name: Option<String>,
+    scope: Scope,
+    /// Generic type parameters declared here (not references).
+    generics: Vec<String>,
+    /// What `Self` means inside (an impl's type, a trait's name).
+    self_type: Option<String>,
+}
+
+/// One step of the walk.
+enum Work<'t> {
+    /// Handle a node.
+    Visit(Node<'t>),
+    /// Record a reference computed earlier (keeps source order).
+    Emit(Reference),
+    /// Leave the innermost frame.
+    Leave,
+}
+
+/// Rust keywords the grammar leaves as `identifier` inside token trees, or
+/// that must never start a path there.
+const KEYWORDS: &[&str] = &[
+    "as", "async", "await", "box", "break", "const", "continue", "dyn", "else", "enum", "extern",
+    "false", "fn", "for", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub",
+    "ref", "return", "static", "struct", "trait", "true", "type", "union", "unsafe", "use",
+    "where", "while", "yield",
+];
+
+/// Tokens after which a name in a token tree is being defined or is not a
+/// Rust path at all.
+const NOT_A_USE_AFTER: &[&str] = &[
+    "fn",
+    "struct",
+    "enum",
+    "union",
+    "trait",
+    "type",
+    "mod",
+    "const",
+    "static",
+    "let",
+    "#",
+    "$",
+    "'",
+    "macro_rules!",
+];
+
+struct Walker<'s> {
+    source: &'s [u8],
+    module: &'s [String],
+    frames: Vec<Frame>,
+    out: Extracted,
+}
+
+impl<'s> Walker<'s> {
+    fn run<'t>(&mut self, root: Node<'t>) {
+        let mut stack: Vec<Work<'t>> = vec![Work::Visit(root)];
+        while let Some(work) = stack.pop() {
+            match work {
+                Work::Visit(node) => self.visit(node, &mut stack),
+                Work::Emit(reference) => self.out.references.push(reference),
+                Work::Leave => {
+                    self.frames.pop();
+                }
+            }
+        }
+    }
+
+    fn visit<'t>(&mut self, node: Node<'t>, stack: &mut Vec<Work<'t>>) {
+        match node.kind() {
+            "function_item" | "function_signature_item" => {
+                let kind = if self.innermost() == Some(Scope::Impl) {
+                    Kind::Method
+                } else {
+                    Kind::Function
+                };
+                let name = self.define_named(node, kind);
+                let frame = Frame {
+                    name,
+                    scope: Scope::Function,
+                    generics: self.generics(node),
+                    self_type: None,
+                };
+                self.enter(stack, node, frame, &skip_name(node));
+            }
+            "struct_item" | "union_item" | "enum_item" | "trait_item" => {
+                let (kind, scope) = match node.kind() {
+                    "enum_item" => (Kind::Enum, Scope::Type),
+                    "trait_item" => (Kind::Interface, Scope::Impl),
+                    _ => (Kind::Class, Scope::Type),
+                };
+                let name = self.define_named(node, kind);
+                let frame = Frame {
+                    self_type: if scope == Scope::Impl {
+                        name.clone()
+                    } else {
+                        None
+                    },
+                    name,
+                    scope,
+                    generics: self.generics(node),
+                };
+                self.enter(stack, node, frame, &skip_name(node));
+            }
+            "enum_variant" => {
+                let name = self.define_named(node, Kind::Variant);
+                let frame = Frame {
+                    name,
+                    scope: Scope::Type,
+                    generics: Vec::new(),
+                    self_type: None,
+                };
+                self.enter(stack, node, frame, &skip_name(node));
+            }
+            "impl_item" => self.impl_item(node, stack),
+            "mod_item" => {
+                let name = self.define_named(node, Kind::Module);
+                if node.child_by_field_name("body").is_some() {
+                    let frame = Frame {
+                        name,
+                        scope: Scope::Module,
+                        generics: Vec::new(),
+                        self_type: None,
+                    };
+                    self.enter(stack, node, frame, &skip_name(node));
+                }
+            }
+            "type_item" | "associated_type" => {
+                self.define_named(node, Kind::Type);
+                let frame = Frame {
+                    name: None,
+                    scope: Scope::Plain,
+                    generics: self.generics(node),
+                    self_type: None,
+                };
+                self.enter(stack, node, frame, &skip_name(node));
+            }
+            "const_item" | "static_item" => {
+                self.define_named(node, Kind::Constant);
+                push_children(stack, node, &skip_name(node));
+            }
+            "field_declaration" => {
+                self.define_named(node, Kind::Field);
+                push_children(stack, node, &skip_name(node));
+            }
+            "macro_definition" => {
+                self.define_named(node, Kind::Macro);
+                push_children(stack, node, &skip_name(node));
+            }
+            "macro_rule" => {
+                if let Some(right) = node.child_by_field_name("right") {
+                    stack.push(Work::Visit(right));
+                }
+            }
+            "use_declaration" => self.use_declaration(node),
+            "call_expression" => self.call(node, stack),
+            "macro_invocation" => {
+                if let Some(name) = node.child_by_field_name("macro") {
+                    let (segments, _) = self.segments(name);
+                    self.emit(segments, false, true, name);
+                }
+                let mut cursor = node.walk();
+                let trees: Vec<Node<'t>> = node
+                    .children(&mut cursor)
+                    .filter(|c| c.kind() == "token_tree")
+                    .collect();
+                stack.extend(trees.into_iter().rev().map(Work::Visit));
+            }
+            "token_tree" | "token_repetition" => self.token_tree(node, stack),
+            "scoped_identifier" | "scoped_type_identifier" => {
+                let (segments, extras) = self.segments(node);
+                if segments.len() > 1 || node.kind() == "scoped_type_identifier" {
+                    self.emit(segments, false, false, node);
+                }
+                stack.extend(extras.into_iter().rev().map(Work::Visit));
+            }
+            "type_identifier" => {
+                let name = self.text(node);
+                if name != "Self" && name != "_" && !self.is_generic(&name) {
+                    self.emit(vec![name], false, false, node);
+                }
+            }
+            "tuple_struct_pattern" => {
+                let ty = node.child_by_field_name("type");
+                if let Some(ty) = ty.filter(|t| t.kind() == "identifier") {
+                    let name = self.text(ty);
+                    self.emit(vec![name], false, false, ty);
+                }
+                push_children(stack, node, &ty.into_iter().collect::<Vec<_>>());
+            }
+            "attribute_item"
+            | "inner_attribute_item"
+            | "visibility_modifier"
+            | "line_comment"
+            | "block_comment"
+            | "extern_crate_declaration"
+            | "token_tree_pattern" => {}
+            _ => push_children(stack, node, &[]),
+        }
+    }
+
+    /// `impl [Trait for] Type { … }`: a frame named after the type; the
+    /// trait is a reference, the type itself is not (only its arguments).
+    fn impl_item<'t>(&mut self, node: Node<'t>, stack: &mut Vec<Work<'t>>) {
+        let ty = node.child_by_field_name("type");
+        let name = ty.map(|t| self.type_name(t));
+        let frame = Frame {
+            self_type: name.clone(),
+            name,
+            scope: Scope::Impl,
+            generics: self.generics(node),
+        };
+        let mut skip = Vec::new();
+        if let Some(ty) = ty {
+            skip.push(ty);
+        }
+        self.enter(stack, node, frame, &skip);
+        // Generic arguments of the self type are uses (`impl X for Vec<Config>`).
+        if let Some(args) = ty
+            .filter(|t| t.kind() == "generic_type")
+            .and_then(|t| t.child_by_field_name("type_arguments"))
+        {
+            stack.push(Work::Visit(args));
+        }
+    }
+
+    /// A call: the callee is recorded as a call reference; the receiver and
+    /// the arguments are walked.
+    fn call<'t>(&mut self, node: Node<'t>, stack: &mut Vec<Work<'t>>) {
+        if let Some(arguments) = node.child_by_field_name("arguments") {
+            stack.push(Work::Visit(arguments));
+        }
+        let Some(mut callee) = node.child_by_field_name("function") else {
+            return;
+        };
+        if callee.kind() == "generic_function" {
+            if let Some(args) = callee.child_by_field_name("type_arguments") {
+                stack.push(Work::Visit(args));
+            }
+            match callee.child_by_field_name("function") {
+                Some(inner) => callee = inner,
+                None => return,
+            }
+        }
+        match callee.kind() {
+            "identifier" => {
+                let name = self.text(callee);
+                self.emit(vec![name], false, true, callee);
+            }
+            "scoped_identifier" => {
+                let (segments, extras) = self.segments(callee);
+                self.emit(segments, false, true, callee);
+                stack.extend(extras.into_iter().rev().map(Work::Visit));
+            }
+            "field_expression" => {
+                let field = callee.child_by_field_name("field");
+                if let Some(field) = field.filter(|f| f.kind() == "field_identifier") {
+                    let name = self.text(field);
+                    if let Some(reference) = self.reference(vec![name], true, true, field) {
+                        stack.push(Work::Emit(reference));
+                    }
+                }
+                if let Some(value) = callee.child_by_field_name("value") {
+                    stack.push(Work::Visit(value));
+                }
+            }
+            _ => stack.push(Work::Visit(callee)),
+        }
+    }
+
+    /// The token heuristic for macro arguments and bodies. Nested trees are
+    /// walked through the stack, interleaved with this level's references so
+    /// source order holds.
+    fn token_tree<'t>(&mut self, node: Node<'t>, stack: &mut Vec<Work<'t>>) {
+        let mut cursor = node.walk();
+        let tokens: Vec<Node<'t>> = node.children(&mut cursor).collect();
+        let mut work: Vec<Work<'t>> = Vec::new();
+        let mut i = 0;
+        while i < tokens.len() {
+            let token = tokens[i];
+            if matches!(token.kind(), "token_tree" | "token_repetition") {
+                work.push(Work::Visit(token));
+                i += 1;
+                continue;
+            }
+            if !self.path_start(token) {
+                i += 1;
+                continue;
+            }
+            let before = i.checked_sub(1).map(|p| tokens[p].kind());
+            if before.is_some_and(|b| NOT_A_USE_AFTER.contains(&b) || b == "::") {
+                i += 1;
+                continue;
+            }
+            let member = before == Some(".");
+            let mut segments = vec![self.text(token)];
+            let mut end = i;
+            while !member
+                && end + 2 < tokens.len()
+                && tokens[end + 1].kind() == "::"
+                && matches!(tokens[end + 2].kind(), "identifier" | "self" | "super")
+            {
+                segments.push(self.text(tokens[end + 2]));
+                end += 2;
+            }
+            let next = tokens.get(end + 1);
+            let opens_call = next.is_some_and(|n| {
+                n.kind() == "token_tree" && n.child(0).is_some_and(|c| c.kind() == "(")
+            });
+            let is_macro = next.is_some_and(|n| n.kind() == "!")
+                && tokens
+                    .get(end + 2)
+                    .is_some_and(|n| n.kind() == "token_tree");
+            let starts_with_keyword =
+                token.kind() != "identifier" || KEYWORDS.contains(&segments[0].as_str());
+            let reference = if member {
+                (opens_call && token.kind() == "identifier")
+                    .then(|| self.reference(segments, true, true, token))
+                    .flatten()
+            } else if opens_call || is_macro {
+                let usable = !starts_with_keyword || segments.len() > 1;
+                usable
+                    .then(|| self.reference(segments, false, true, token))
+                    .flatten()
+            } else if segments.len() > 1 {
+                self.reference(segments, false, false, token)
+            } else {
+                None
+            };
+            if let Some(reference) = reference {
+                work.push(Work::Emit(reference));
+            }
+            i = end + 1;
+        }
+        stack.extend(work.into_iter().rev());
+    }
+
+    /// Whether a token in a token tree can start a path.
+    fn path_start(&self, token: Node<'_>) -> bool {
+        match token.kind() {
+            "identifier" => {
+                let text = self.text(token);
+                text == "Self" || !KEYWORDS.contains(&text.as_str())
+            }
+            "self" | "crate" | "super" | "primitive_type" => true,
+            "metavariable" => self.text(token) == "$crate",
+            _ => false,
+        }
+    }
+
+    /// `use` declarations define aliases only (see the module doc).
+    fn use_declaration(&mut self, node: Node<'_>) {
+        let mut cursor = node.walk();
+        let public = node
+            .children(&mut cursor)
+            .any(|c| c.kind() == "visibility_modifier");
+        let Some(argument) = node.child_by_field_name("argument") else {
+            return;
+        };
+        let mut work: Vec<(Vec<String>, Node<'_>)> = vec![(Vec::new(), argument)];
+        while let Some((prefix, tree)) = work.pop() {
+            match tree.kind() {
+                "use_as_clause" => {
+                    let (Some(path), Some(alias)) = (
+                        tree.child_by_field_name("path"),
+                        tree.child_by_field_name("alias"),
+                    ) else {
+                        continue;
+                    };
+                    let mut target = prefix;
+                    target.extend(self.segments(path).0);
+                    if target.len() > 1 && target.last().is_some_and(|s| s == "self") {
+                        target.pop();
+                    }
+                    let name = self.text(alias);
+                    self.define(name, Kind::Alias, alias, target);
+                }
+                "scoped_use_list" => {
+                    let mut next = prefix;
+                    if let Some(path) = tree.child_by_field_name("path") {
+                        next.extend(self.segments(path).0);
+                    }
+                    if let Some(list) = tree.child_by_field_name("list") {
+                        let mut cursor = list.walk();
+                        let items: Vec<Node<'_>> = list.named_children(&mut cursor).collect();
+                        work.extend(items.into_iter().rev().map(|i| (next.clone(), i)));
+                    }
+                }
+                "use_list" => {
+                    let mut cursor = tree.walk();
+                    let items: Vec<Node<'_>> = tree.named_children(&mut cursor).collect();
+                    work.extend(items.into_iter().rev().map(|i| (prefix.clone(), i)));
+                }
+                "identifier" | "scoped_identifier" | "self" if public => {
+                    let mut target = prefix;
+                    target.extend(self.segments(tree).0);
+                    if target.len() > 1 && target.last().is_some_and(|s| s == "self") {
+                        target.pop();
+                    }
+                    let Some(name) = target.last().cloned() else {
+                        continue;
+                    };
+                    if matches!(name.as_str(), "self" | "crate" | "super") {
+                        continue;
+                    }
+                    let line_node = tree.child_by_field_name("name").unwrap_or(tree);
+                    self.define(name, Kind::Alias, line_node, target);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// The segments of a path node as written, and any nodes inside it that
+    /// still need walking (generic arguments, bracketed types).
+    fn segments<'t>(&self, node: Node<'t>) -> (Vec<String>, Vec<Node<'t>>) {
+        let mut segments = Vec::new();
+        let mut extras = Vec::new();
+        let mut current = Some(node);
+        while let Some(n) = current {
+            current = None;
+            match n.kind() {
+                "scoped_identifier" | "scoped_type_identifier" => {
+                    if let Some(name) = n.child_by_field_name("name") {
+                        segments.push(self.text(name));
+                    }
+                    current = n.child_by_field_name("path");
+                }
+                "generic_type" => {
+                    if let Some(args) = n.child_by_field_name("type_arguments") {
+                        extras.push(args);
+                    }
+                    current = n.child_by_field_name("type");
+                }
+                "bracketed_type" => {
+                    extras.push(n);
+                    let inner = n.named_child(0);
+                    current = match inner {
+                        Some(q) if q.kind() == "qualified_type" => q.child_by_field_name("type"),
+                        other => other,
+                    };
+                }
+                "identifier" | "type_identifier" | "primitive_type" | "crate" | "self"
+                | "super" | "metavariable" => segments.push(self.text(n)),
+                _ => {}
+            }
+        }
+        segments.reverse();
+        extras.reverse();
+        (segments, extras)
+    }
+
+    /// The name an impl's self type qualifies its items with.
+    fn type_name(&self, node: Node<'_>) -> String {
+        let mut current = node;
+        loop {
+            let next = match current.kind() {
+                "type_identifier" | "primitive_type" => return self.text(current),
+                "generic_type" | "reference_type" | "pointer_type" => {
+                    current.child_by_field_name("type")
+                }
+                "scoped_type_identifier" => current.child_by_field_name("name"),
+                "dynamic_type" | "abstract_type" => current.child_by_field_name("trait"),
+                _ => None,
+            };
+            match next {
+                Some(n) => current = n,
+                None => {
+                    return self
+                        .text(node)
+                        .chars()
+                        .filter(|c| !c.is_whitespace())
+                        .collect()
+                }
+            }
+        }
+    }
+
+    /// The generic type parameter names an item declares.
+    fn generics(&self, node: Node<'_>) -> Vec<String> {
+        let Some(params) = node.child_by_field_name("type_parameters") else {
+            return Vec::new();
+        };
+        let mut cursor = params.walk();
+        params
+            .named_children(&mut cursor)
+            .filter(|p| p.kind() == "type_parameter")
+            .filter_map(|p| p.child_by_field_name("name"))
+            .map(|n| self.text(n))
+            .collect()
+    }
+
+    fn is_generic(&self, name: &str) -> bool {
+        self.frames
+            .iter()
+            .any(|f| f.generics.iter().any(|g| g == name))
+    }
+
+    fn innermost(&self) -> Option<Scope> {
+        self.frames.last().map(|f| f.scope)
+    }
+
+    fn enter<'t>(
+        &mut self,
+        stack: &mut Vec<Work<'t>>,
+        node: Node<'t>,
+        frame: Frame,
+        skip: &[Node<'t>],
+    ) {
+        self.frames.push(frame);
+        stack.push(Work::Leave);
+        push_children(stack, node, skip);
+    }
+
+    /// The qualified path of the current scope.
+    fn scope_path(&self) -> Vec<String> {
+        let mut path = self.module.to_vec();
+        path.extend(self.frames.iter().filter_map(|f| f.name.clone()));
+        path
+    }
+
+    /// The path of the innermost enclosing function (empty at top level).
+    fn caller(&self) -> Vec<String> {
+        let Some(last) = self.frames.iter().rposition(|f| f.scope == Scope::Function) else {
+            return Vec::new();
+        };
+        let mut path = self.module.to_vec();
+        path.extend(self.frames[..=last].iter().filter_map(|f| f.name.clone()));
+        path
+    }
+
+    /// Defines the item `node` names by its `name` field; returns the name.
+    fn define_named(&mut self, node: Node<'_>, kind: Kind) -> Option<String> {
+        let name_node = node.child_by_field_name("name")?;
+        let name = self.text(name_node);
+        if name.is_empty() || name == "_" {
+            return None;
+        }
+        self.define(name.clone(), kind, name_node, Vec::new());
+        Some(name)
+    }
+
+    fn define(&mut self, name: String, kind: Kind, at: Node<'_>, target: Vec<String>) {
+        let mut path = self.scope_path();
+        path.push(name);
+        self.out.symbols.push(Symbol {
+            path,
+            kind,
+            line: line(at),
+            target,
+        });
+    }
+
+    fn emit(&mut self, segments: Vec<String>, member: bool, call: bool, at: Node<'_>) {
+        if let Some(reference) = self.reference(segments, member, call, at) {
+            self.out.references.push(reference);
+        }
+    }
+
+    /// A reference with `crate`/`self`/`super` dropped and `Self` resolved;
+    /// `None` when nothing nameable is left.
+    fn reference(
+        &self,
+        mut segments: Vec<String>,
+        member: bool,
+        call: bool,
+        at: Node<'_>,
+    ) -> Option<Reference> {
+        let lead = segments
+            .iter()
+            .take_while(|s| matches!(s.as_str(), "crate" | "self" | "super" | "$crate"))
+            .count();
+        segments.drain(..lead);
+        if segments.len() > 1 && segments[0] == "Self" {
+            if let Some(ty) = self.frames.iter().rev().find_map(|f| f.self_type.clone()) {
+                segments[0] = ty;
+            }
+        }
+        // `Self` alone is the enclosing type naming itself, as is its own name.
+        if segments.is_empty() || segments == ["Self"] || segments.iter().any(|s| s.is_empty()) {
+            return None;
+        }
+        Some(Reference {
+            path: segments,
+            member,
+            call,
+            line: line(at),
+            caller: self.caller(),
+        })
+    }
+
+    /// A node's text, lossily decoded, without a raw identifier's `r#`.
+    fn text(&self, node: Node<'_>) -> String {
+        let bytes = self.source.get(node.byte_range()).unwrap_or_default();
+        let text = String::from_utf8_lossy(bytes);
+        text.strip_prefix("r#").unwrap_or(&text).to_string()
+    }
+}
+
+/// The 1-based line a node starts on.
+fn line(node: Node<'_>) -> u32 {
+    u32::try_from(node.start_position().row)
+        .unwrap_or(u32::MAX - 1)
+        .saturating_add(1)
+}
+
+/// A definition's own name node, never walked as a use.
+fn skip_name(node: Node<'_>) -> Vec<Node<'_>> {
+    node.child_by_field_name("name").into_iter().collect()
+}
+
+/// Schedules `node`'s named children, in source order, except `skip`.
+fn push_children<'t>(stack: &mut Vec<Work<'t>>, node: Node<'t>, skip: &[Node<'t>]) {
+    let mut cursor = node.walk();
+    let children: Vec<Node<'t>> = node
+        .named_children(&mut cursor)
+        .filter(|c| !skip.iter().any(|s| s.id() == c.id()))
+        .collect();
+    stack.extend(children.into_iter().rev().map(Work::Visit));
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::adapters::{index_file, Language};
+    use crate::model::{FileIndex, Kind, Reference};
+
+    const CONFIG: &str = r#"
+pub struct Config { port: u16 }
+
+impl Config {
+    pub fn load() -> Self {
+        helper();
+        Config::default_port();
+        Self { port: 1 }
+    }
+    fn default_port() -> u16 { 8080 }
+}
+
+fn helper() {}
+
+mod inner {
+    pub fn deep() {}
+    pub mod more { pub struct X; }
+}
+
+pub trait Store {
+    fn get(&self);
+    type Item;
+    const N: usize;
+}
+
+impl Store for Config {
+    fn get(&self) { self.port.to_string(); }
+    type Item = u8;
+    const N: usize = 1;
+}
+
+pub enum Mode { Fast, Slow }
+
+macro_rules! m { () => {} }
+
+pub use inner::more::X as Y;
+
+type Alias = Vec<u8>;
+
+static S: u8 = 1;
+
+pub struct Wrapper<T> { inner: T }
+
+impl<T: Clone> Wrapper<T> {
+    fn new() {}
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn t() { super::helper(); }
+}
+"#;
+
+    fn index(path: &str, source: &str) -> FileIndex {
+        index_file(Language::Rust, path, source.as_bytes())
+    }
+
+    fn kind_of(file: &FileIndex, path: &str) -> Option<Kind> {
+        file.symbols
+            .iter()
+            .find(|s| s.path.join("::") == path)
+            .map(|s| s.kind)
+    }
+
+    fn refs<'a>(file: &'a FileIndex, path: &str) -> Vec<&'a Reference> {
+        file.references
+            .iter()
+            .filter(|r| r.path.join("::") == path)
+            .collect()
+    }
+
+    #[test]
+    fn definitions_are_qualified_and_kinded() {
+        let f = index("src/config.rs", CONFIG);
+        assert!(!f.syntax_errors);
+        for (path, kind) in [
+            ("config::Config", Kind::Class),
+            ("config::Config::port", Kind::Field),
+            ("config::Config::load", Kind::Method),
+            ("config::Config::default_port", Kind::Method),
+            ("config::helper", Kind::Function),
+            ("config::inner", Kind::Module),
+            ("config::inner::deep", Kind::Function),
+            ("config::inner::more", Kind::Module),
+            ("config::inner::more::X", Kind::Class),
+            ("config::Store", Kind::Interface),
+            ("config::Store::get", Kind::Method),
+            ("config::Store::Item", Kind::Type),
+            ("config::Store::N", Kind::Constant),
+            ("config::Config::get", Kind::Method),
+            ("config::Config::Item", Kind::Type),
+            ("config::Config::N", Kind::Constant),
+            ("config::Mode", Kind::Enum),
+            ("config::Mode::Fast", Kind::Variant),
+            ("config::Mode::Slow", Kind::Variant),
+            ("config::m", Kind::Macro),
+            ("config::Y", Kind::Alias),
+            ("config::Alias", Kind::Type),
+            ("config::S", Kind::Constant),
+            ("config::Wrapper", Kind::Class),
+            ("config::Wrapper::new", Kind::Method),
+            ("config::tests", Kind::Module),
+            ("config::tests::t", Kind::Function),
+        ] {
+            assert_eq!(kind_of(&f, path), Some(kind), "{path}");
+        }
+        let alias = f.symbols.iter().find(|s| s.path.join("::") == "config::Y");
+        assert_eq!(
+            alias.map(|s| s.target.join("::")),
+            Some("inner::more::X".to_string())
+        );
+        let load = f
+            .symbols
+            .iter()
+            .find(|s| s.path.join("::") == "config::Config::load");
+        assert_eq!(load.map(|s| s.line), Some(5));
+        // No definition named by the whole path of another scope leaked.
+        assert_eq!(kind_of(&f, "config::load"), None);
+        assert_eq!(kind_of(&f, "config::Wrapper<T>::new"), None);
+    }
+
+    #[test]
+    fn calls_carry_their_caller() {
+        let f = index("src/config.rs", CONFIG);
+        let helper = refs(&f, "helper");
+        assert!(
+            helper.iter().any(|r| r.call
+                && !r.member
+                && r.caller.join("::") == "config::Config::load"
+                && r.line == 6),
+            "{helper:?}"
+        );
+        // `super::helper()` in the test module: `super` dropped.
+        assert!(
+            helper
+                .iter()
+                .any(|r| r.call && r.caller.join("::") == "config::tests::t"),
+            "{helper:?}"
+        );
+        let scoped = refs(&f, "Config::default_port");
+        assert_eq!(scoped.len(), 1, "{:?}", f.references);
+        assert!(scoped[0].call && !scoped[0].member);
+        assert_eq!(scoped[0].caller.join("::"), "config::Config::load");
+        let to_string = refs(&f, "to_string");
+        assert_eq!(to_string.len(), 1);
+        assert!(to_string[0].call && to_string[0].member);
+        assert_eq!(to_string[0].caller.join("::"), "config::Config::get");
+    }
+
+    #[test]
+    fn definition_names_are_not_references() {
+        let f = index("src/config.rs", CONFIG);
+        // `Config` is used only by `impl Store for Config`'s self type (not a
+        // use) and `Config::default_port()`; its own name is never a use.
+        assert!(refs(&f, "Config").is_empty(), "{:?}", f.references);
+        assert!(refs(&f, "Mode").is_empty());
+        assert!(refs(&f, "T").is_empty(), "generic parameters are not uses");
+        assert!(refs(&f, "Self").is_empty());
+        assert!(
+            refs(&f, "inner::more::X").is_empty(),
+            "use paths are not uses"
+        );
+        // The trait in `impl Store for Config` is a use, as is `Clone`.
+        assert_eq!(refs(&f, "Store").len(), 1);
+        assert_eq!(refs(&f, "Clone").len(), 1);
+    }
+
+    #[test]
+    fn types_paths_macros_and_self_are_resolved_syntactically() {
+        let src = r#"
+use std::fmt;
+pub use crate::a::{b, c as d, e::{self, f}};
+pub(crate) use self::g::H;
+use x::y::*;
+use private::Thing;
+impl fmt::Display for Config {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let items: Vec<Item> = Vec::<Config>::new();
+        Self::helper(Mode::Fast);
+        crate::util::go::<u8>();
+        write!(f, "{}", render(self.x.y()))?;
+        assert_eq!(Config::load().port, util::two(), "{}", Self::N);
+        items.iter().map(Self::convert).count();
+        match m { Mode::Slow => {}, Some(v) => {} }
+        if let Config { port } = c {}
+        <Config as Store>::get(&c);
+        Ok(())
+    }
+}
+macro_rules! mm { ($x:expr) => { $crate::expand($x); fn not_a_call() {} } }
+"#;
+        let f = index("src/lib.rs", src);
+        assert_eq!(kind_of(&f, "Config::fmt"), Some(Kind::Method));
+        for (path, target) in [
+            ("b", "crate::a::b"),
+            ("d", "crate::a::c"),
+            ("e", "crate::a::e"),
+            ("f", "crate::a::e::f"),
+            ("H", "self::g::H"),
+        ] {
+            let s = f.symbols.iter().find(|s| s.path.join("::") == path);
+            assert_eq!(
+                s.map(|s| (s.kind, s.target.join("::"))),
+                Some((Kind::Alias, target.into())),
+                "{path}"
+            );
+        }
+        assert_eq!(
+            kind_of(&f, "Thing"),
+            None,
+            "a private plain use is an import"
+        );
+        assert_eq!(kind_of(&f, "fmt"), None);
+        let call = |p: &str| {
+            refs(&f, p)
+                .iter()
+                .any(|r| r.call && r.caller.join("::") == "Config::fmt")
+        };
+        let call_member = |p: &str| refs(&f, p).iter().any(|r| r.call && r.member);
+        let used = |p: &str| refs(&f, p).iter().any(|r| !r.call);
+        assert!(
+            call("Config::helper"),
+            "Self:: resolved: {:?}",
+            f.references
+        );
+        assert!(call("util::go"), "crate dropped, turbofish unwrapped");
+        assert!(call("Vec::new"));
+        assert!(call("write"), "macro invocation");
+        assert!(call("render"), "call inside macro arguments");
+        assert!(call_member("y"));
+        assert!(call("Config::load"));
+        assert!(call("util::two"));
+        assert!(call("Config::get"), "<Config as Store>::get");
+        assert!(used("Config::N"), "Self::N in a macro");
+        assert!(used("Config::convert"), "a path used as a value");
+        assert!(used("Mode::Fast") && used("Mode::Slow"));
+        assert!(used("fmt::Display") && used("fmt::Formatter") && used("fmt::Result"));
+        assert!(used("Item") && used("Config") && used("Store"));
+        assert!(used("Some"), "tuple-struct pattern");
+        assert!(refs(&f, "expand")
+            .iter()
+            .any(|r| r.call && r.caller.is_empty()));
+        assert!(refs(&f, "not_a_call").is_empty());
+        assert!(refs(&f, "fmt").is_empty(), "the method's own name");
+        // Source order: `render` (line 12) comes after `write` (line 12) and
+        // before `Config::load` (line 13).
+        let pos = |p: &str| f.references.iter().position(|r| r.path.join("::") == p);
+        assert!(pos("write") < pos("render") && pos("render") < pos("Config::load"));
+    }
+
+    #[test]
+    fn nested_functions_and_items_are_qualified_by_their_function() {
+        let src = "fn outer() { fn inner() { outer(); } struct Local; impl Local { fn m() { inner(); } } }\n\
+                   extern \"C\" { fn ffi(); }";
+        let f = index("src/a/mod.rs", src);
+        assert_eq!(kind_of(&f, "a::outer::inner"), Some(Kind::Function));
+        assert_eq!(kind_of(&f, "a::outer::Local"), Some(Kind::Class));
+        assert_eq!(kind_of(&f, "a::outer::Local::m"), Some(Kind::Method));
+        assert_eq!(kind_of(&f, "a::ffi"), Some(Kind::Function));
+        let outer = refs(&f, "outer");
+        assert_eq!(outer[0].caller.join("::"), "a::outer::inner");
+        let inner = refs(&f, "inner");
+        assert_eq!(inner[0].caller.join("::"), "a::outer::Local::m");
+    }
+
+    #[test]
+    fn garbage_never_panics() {
+        let mut seed: u32 = 7;
+        for round in 0..50 {
+            let bytes: Vec<u8> = (0..400 + round * 10)
+                .map(|_| {
+                    seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+                    let alphabet = b"fn impl struct mod use pub ::{}()<>[];!.,#'$ aZ_0\n\xff";
+                    alphabet[(seed >> 16) as usize % alphabet.len()]
+                })
+                .collect();
+            let _ = index_file(Language::Rust, "src/g.rs", &bytes);
+        }
+        let f = index(
+            "src/g.rs",
+            "impl<T for { fn (x: ) use a::{b as ; pub use ::; mod",
+        );
+        assert!(f.syntax_errors);
+    }
+
+    #[test]
+    fn deep_nesting_does_not_overflow_the_stack() {
+        let depth = 10_000;
+        let src = format!(
+            "fn f() {{ let x = {}1{}; }}",
+            "g(".repeat(depth),
+            ")".repeat(depth)
+        );
+        let f = std::thread::Builder::new()
+            .stack_size(256 * 1024)
+            .spawn(move || index("src/deep.rs", &src))
+            .map(|h| h.join());
+        let f = match f {
+            Ok(Ok(f)) => f,
+            _ => panic!("indexing a deep file failed"),
+        };
+        assert_eq!(refs(&f, "g").len(), depth);
+        assert!(refs(&f, "g").iter().all(|r| r.caller == ["deep", "f"]));
+    }
 }
