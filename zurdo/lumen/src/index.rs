@@ -109,7 +109,7 @@ impl Index {
             files: sources.len(),
             ..Refresh::default()
         };
-        let mut todo: Vec<(String, Language, Vec<u8>, String)> = Vec::new();
+        let mut todo: Vec<Pending> = Vec::new();
         let mut next: BTreeMap<String, FileIndex> = BTreeMap::new();
         for (path, language) in sources {
             let Ok(bytes) = std::fs::read(root.join(&path)) else {
@@ -121,7 +121,12 @@ impl Index {
                     stats.reused += 1;
                     next.insert(path, old);
                 }
-                _ => todo.push((path, language, bytes, hash)),
+                _ => todo.push(Pending {
+                    path,
+                    language,
+                    bytes,
+                    hash,
+                }),
             }
         }
         stats.removed = self.files.len();
@@ -220,7 +225,16 @@ fn walk(root: &Path) -> Vec<(String, Language)> {
 
 /// Parses the files on every core (tree-sitter parsers are per thread), or
 /// on `ZURDO_LUMEN_THREADS` threads when that is set.
-fn parse_all(todo: Vec<(String, Language, Vec<u8>, String)>) -> Vec<FileIndex> {
+/// A file to parse.
+#[derive(Clone)]
+struct Pending {
+    path: String,
+    language: Language,
+    bytes: Vec<u8>,
+    hash: String,
+}
+
+fn parse_all(todo: Vec<Pending>) -> Vec<FileIndex> {
     let workers = std::env::var("ZURDO_LUMEN_THREADS")
         .ok()
         .and_then(|n| n.parse::<usize>().ok())
@@ -230,7 +244,7 @@ fn parse_all(todo: Vec<(String, Language, Vec<u8>, String)>) -> Vec<FileIndex> {
     if workers <= 1 {
         return todo.into_iter().map(parse_one).collect();
     }
-    let mut chunks: Vec<Vec<(String, Language, Vec<u8>, String)>> = vec![Vec::new(); workers];
+    let mut chunks: Vec<Vec<Pending>> = vec![Vec::new(); workers];
     for (i, item) in todo.into_iter().enumerate() {
         chunks[i % workers].push(item);
     }
@@ -246,9 +260,9 @@ fn parse_all(todo: Vec<(String, Language, Vec<u8>, String)>) -> Vec<FileIndex> {
     })
 }
 
-fn parse_one((path, language, bytes, hash): (String, Language, Vec<u8>, String)) -> FileIndex {
-    let mut file = adapters::index_file(language, &path, &bytes);
-    file.hash = hash;
+fn parse_one(pending: Pending) -> FileIndex {
+    let mut file = adapters::index_file(pending.language, &pending.path, &pending.bytes);
+    file.hash = pending.hash;
     file
 }
 

@@ -72,7 +72,10 @@ impl Kind {
 
     /// True for the kinds `[symbol:]`, `[references:]` and `[callers:]` resolve.
     pub fn hint_target(self) -> bool {
-        !matches!(self, Kind::Variant | Kind::Field | Kind::Macro | Kind::Alias)
+        !matches!(
+            self,
+            Kind::Variant | Kind::Field | Kind::Macro | Kind::Alias
+        )
     }
 
     /// True for kinds that can call (and so be a caller).

@@ -170,13 +170,19 @@ mod tests {
     #[test]
     fn module_paths_follow_each_language() {
         let m = |l, p| module_path(l, p).join("::");
-        assert_eq!(m(Language::Rust, "zurdo/src/verify/http.rs"), "verify::http");
+        assert_eq!(
+            m(Language::Rust, "zurdo/src/verify/http.rs"),
+            "verify::http"
+        );
         assert_eq!(m(Language::Rust, "src/lib.rs"), "");
         assert_eq!(m(Language::Rust, "src/a/mod.rs"), "a");
         assert_eq!(m(Language::Rust, "tests/api.rs"), "tests::api");
         assert_eq!(m(Language::Python, "src/pkg/mod.py"), "pkg::mod");
         assert_eq!(m(Language::Python, "pkg/__init__.py"), "pkg");
-        assert_eq!(m(Language::TypeScript, "src/util/strings.ts"), "util::strings");
+        assert_eq!(
+            m(Language::TypeScript, "src/util/strings.ts"),
+            "util::strings"
+        );
         assert_eq!(m(Language::Tsx, "app/index.tsx"), "app");
         assert_eq!(Language::of("a/b.jsx"), Some(Language::JavaScript));
         assert_eq!(Language::of("a/b.txt"), None);
