@@ -1,9 +1,844 @@
-//! (being written)
+//! The Go adapter.
+//!
+//! Qualified names start with the file's `package` clause name (the module
+//! path derived from the file's directory is used only when a file has no
+//! package clause), so `func (c *Config) Load()` in `package store` is
+//! `store::Config::Load`.
+//!
+//! Definitions mapped:
+//!
+//! * the `package` clause → [`Kind::Module`] `[package]` (one per file);
+//! * `function_declaration` → [`Kind::Function`];
+//! * `method_declaration` → [`Kind::Method`], qualified by its receiver's
+//!   type name with pointer and type arguments stripped
+//!   (`func (l *List[T]) Push` → `List::Push`);
+//! * `type_spec` with a `struct_type` → [`Kind::Class`], and each named
+//!   field of that struct → [`Kind::Field`] (`Type::field`; embedded
+//!   fields have no name of their own and are not fields here);
+//! * `type_spec` with an `interface_type` → [`Kind::Interface`], and each
+//!   of its `method_elem`s → [`Kind::Method`] (`Iface::M`);
+//! * any other `type_spec` (`type Celsius float64`) → [`Kind::Type`];
+//! * `type_alias` (`type A = B`) → [`Kind::Alias`], its target the aliased
+//!   type's name segments (`["B"]`, `["pkg", "B"]`; pointer and type
+//!   arguments stripped, empty for a composite type);
+//! * `const_spec` names → [`Kind::Constant`];
+//! * package-level `var_spec` names → [`Kind::Constant`].
+//!
+//! Types and constants declared inside a function are qualified by that
+//! function (`store::F::local`). The blank name `_` is never a definition.
+//!
+//! References mapped, each with the innermost enclosing function or method
+//! as its caller (function literals belong to the function they are in):
+//!
+//! * a call whose callee is an identifier, `helper()` → `["helper"]`;
+//! * a call whose callee is a selector, `c.Load()` / `pkg.Func()` →
+//!   `["c", "Load"]` with `member` set (a package and a value cannot be
+//!   told apart syntactically; a chain of names keeps every segment, a
+//!   chain rooted in anything else keeps the names after it);
+//! * an explicitly instantiated generic call, `Map[int](xs)` → `["Map"]`;
+//! * type uses: a `type_identifier` (`var c Config`, `&Config{}`) →
+//!   `["Config"]` and a `qualified_type` `pkg.Type` → `["pkg", "Type"]`,
+//!   neither a call. Predeclared types (`int`, `error`, `any`, …) and the
+//!   type parameters in scope are not recorded, nor is a method's receiver
+//!   type (it is part of the method's definition).
+//!
+//! Not mapped: names used as values without a call (`f := helper`,
+//! `x := pkg.Max`, a field read `c.Port`), local variables, function
+//! literals (anonymous), labels, and imports.
+
+use tree_sitter::{Node, Tree};
 
 use super::Extracted;
+use crate::model::{Kind, Reference, Symbol};
 
-/// Extracts definitions and references.
-pub fn extract(tree: &tree_sitter::Tree, source: &[u8], module: &[String]) -> Extracted {
-    let _ = (tree, source, module);
-    Extracted::default()
+/// Go's predeclared type names: uses of these are not references.
+const PREDECLARED: &[&str] = &[
+    "any",
+    "bool",
+    "byte",
+    "comparable",
+    "complex64",
+    "complex128",
+    "error",
+    "float32",
+    "float64",
+    "int",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "rune",
+    "string",
+    "uint",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "uintptr",
+];
+
+/// The scope a node is read in.
+#[derive(Debug, Clone)]
+struct Ctx {
+    /// What definitions here are qualified with.
+    scope: Vec<String>,
+    /// The innermost enclosing function or method (empty at package level).
+    caller: Vec<String>,
+    /// Inside a function body (or function literal): `var` is not a constant.
+    local: bool,
+    /// Type parameter names in scope: uses of these are not references.
+    type_params: Vec<String>,
+}
+
+/// One pending node: the node and the index of its context.
+type Item<'t> = (Node<'t>, usize);
+
+/// The walk's state.
+struct Walker<'s> {
+    source: &'s [u8],
+    ctxs: Vec<Ctx>,
+    out: Extracted,
+}
+
+/// Extracts the definitions and references of one Go file's syntax tree.
+/// `module` is used as the qualifier only when the file has no `package`
+/// clause. Walks with an explicit stack, so deeply nested input cannot
+/// overflow the call stack.
+pub fn extract(tree: &Tree, source: &[u8], module: &[String]) -> Extracted {
+    let root = tree.root_node();
+    let package = package_name(root, source);
+    let scope = match package {
+        Some(name) => vec![name],
+        None => module.to_vec(),
+    };
+    let mut walker = Walker {
+        source,
+        ctxs: vec![Ctx {
+            scope,
+            caller: Vec::new(),
+            local: false,
+            type_params: Vec::new(),
+        }],
+        out: Extracted::default(),
+    };
+    let mut stack: Vec<Item> = vec![(root, 0)];
+    while let Some((node, ctx)) = stack.pop() {
+        walker.visit(node, ctx, &mut stack);
+    }
+    walker.out
+}
+
+/// The name in the file's `package` clause.
+fn package_name(root: Node, source: &[u8]) -> Option<String> {
+    let mut cursor = root.walk();
+    let clause = root
+        .named_children(&mut cursor)
+        .find(|c| c.kind() == "package_clause")?;
+    let mut cursor = clause.walk();
+    let name = clause
+        .named_children(&mut cursor)
+        .find(|c| c.kind() == "package_identifier")?;
+    let text = text(name, source);
+    (!text.is_empty()).then_some(text)
+}
+
+/// The node's source text (lossy for invalid UTF-8; empty when out of range).
+fn text(node: Node, source: &[u8]) -> String {
+    source
+        .get(node.byte_range())
+        .map(|b| String::from_utf8_lossy(b).into_owned())
+        .unwrap_or_default()
+}
+
+/// The node's 1-based line.
+fn line(node: Node) -> u32 {
+    u32::try_from(node.start_position().row)
+        .unwrap_or(u32::MAX - 1)
+        .saturating_add(1)
+}
+
+/// `scope` with `name` appended.
+fn join(scope: &[String], name: &str) -> Vec<String> {
+    let mut path = scope.to_vec();
+    path.push(name.to_string());
+    path
+}
+
+/// Pushes `node`'s children (except those in `skip`) so that they pop in
+/// source order.
+fn push_children<'t>(stack: &mut Vec<Item<'t>>, node: Node<'t>, ctx: usize, skip: &[Node<'t>]) {
+    let mut cursor = node.walk();
+    let children: Vec<Node<'t>> = node
+        .children(&mut cursor)
+        .filter(|c| c.is_named() && !skip.iter().any(|s| s.id() == c.id()))
+        .collect();
+    stack.extend(children.into_iter().rev().map(|c| (c, ctx)));
+}
+
+impl<'s> Walker<'s> {
+    fn text(&self, node: Node) -> String {
+        text(node, self.source)
+    }
+
+    fn define(&mut self, path: Vec<String>, kind: Kind, at: Node, target: Vec<String>) {
+        self.out.symbols.push(Symbol {
+            path,
+            kind,
+            line: line(at),
+            target,
+        });
+    }
+
+    fn refer(&mut self, path: Vec<String>, member: bool, call: bool, at: Node, ctx: usize) {
+        if path.is_empty() || path.iter().any(|s| s.is_empty()) {
+            return;
+        }
+        let caller = self.ctxs[ctx].caller.clone();
+        self.out.references.push(Reference {
+            path,
+            member,
+            call,
+            line: line(at),
+            caller,
+        });
+    }
+
+    /// A new context derived from `parent`, returning its index.
+    fn child_ctx(&mut self, parent: usize, f: impl FnOnce(&mut Ctx)) -> usize {
+        let mut ctx = self.ctxs[parent].clone();
+        f(&mut ctx);
+        self.ctxs.push(ctx);
+        self.ctxs.len() - 1
+    }
+
+    /// Type parameter names declared by a `type_parameter_list`.
+    fn type_params(&self, list: Option<Node>) -> Vec<String> {
+        let Some(list) = list else {
+            return Vec::new();
+        };
+        let mut names = Vec::new();
+        let mut cursor = list.walk();
+        for decl in list.named_children(&mut cursor) {
+            if decl.kind() != "type_parameter_declaration" {
+                continue;
+            }
+            let mut inner = decl.walk();
+            for name in decl.children_by_field_name("name", &mut inner) {
+                if name.kind() == "identifier" {
+                    names.push(self.text(name));
+                }
+            }
+        }
+        names
+    }
+
+    fn visit<'t>(&mut self, node: Node<'t>, ctx: usize, stack: &mut Vec<Item<'t>>) {
+        match node.kind() {
+            "package_clause" => {
+                let mut cursor = node.walk();
+                let name = node
+                    .named_children(&mut cursor)
+                    .find(|c| c.kind() == "package_identifier");
+                if let Some(name) = name {
+                    let name_text = self.text(name);
+                    if !name_text.is_empty() {
+                        self.define(vec![name_text], Kind::Module, name, Vec::new());
+                    }
+                }
+            }
+            "function_declaration" => self.function(node, ctx, stack),
+            "method_declaration" => self.method(node, ctx, stack),
+            "func_literal" => {
+                let inner = self.child_ctx(ctx, |c| c.local = true);
+                push_children(stack, node, inner, &[]);
+            }
+            "type_spec" => self.type_spec(node, ctx, stack),
+            "type_alias" => self.type_alias(node, ctx, stack),
+            "const_spec" => self.value_spec(node, ctx, stack, true),
+            "var_spec" => {
+                let define = !self.ctxs[ctx].local;
+                self.value_spec(node, ctx, stack, define);
+            }
+            "call_expression" => {
+                if let Some(callee) = node.child_by_field_name("function") {
+                    match callee.kind() {
+                        "identifier" => {
+                            let name = self.text(callee);
+                            self.refer(vec![name], false, true, callee, ctx);
+                        }
+                        "selector_expression" => {
+                            let (path, at) = self.selector_path(callee);
+                            self.refer(path, true, true, at, ctx);
+                        }
+                        _ => {}
+                    }
+                }
+                push_children(stack, node, ctx, &[]);
+            }
+            "type_conversion_expression" => self.conversion(node, ctx, stack),
+            "type_identifier" => {
+                let name = self.text(node);
+                let c = &self.ctxs[ctx];
+                if !PREDECLARED.contains(&name.as_str()) && !c.type_params.contains(&name) {
+                    self.refer(vec![name], false, false, node, ctx);
+                }
+            }
+            "qualified_type" => {
+                let path = self.qualified_path(node);
+                self.refer(path, false, false, node, ctx);
+            }
+            _ => push_children(stack, node, ctx, &[]),
+        }
+    }
+
+    /// `func name(...)`.
+    fn function<'t>(&mut self, node: Node<'t>, ctx: usize, stack: &mut Vec<Item<'t>>) {
+        let Some(name) = node.child_by_field_name("name") else {
+            push_children(stack, node, ctx, &[]);
+            return;
+        };
+        let path = join(&self.ctxs[ctx].scope, &self.text(name));
+        self.define(path.clone(), Kind::Function, name, Vec::new());
+        let params = self.type_params(node.child_by_field_name("type_parameters"));
+        let inner = self.child_ctx(ctx, |c| {
+            c.scope = path.clone();
+            c.caller = path;
+            c.local = true;
+            c.type_params.extend(params);
+        });
+        push_children(stack, node, inner, &[name]);
+    }
+
+    /// `func (r *Recv[T]) name(...)`.
+    fn method<'t>(&mut self, node: Node<'t>, ctx: usize, stack: &mut Vec<Item<'t>>) {
+        let Some(name) = node.child_by_field_name("name") else {
+            push_children(stack, node, ctx, &[]);
+            return;
+        };
+        let receiver = node.child_by_field_name("receiver");
+        let (receiver_type, params) = match receiver {
+            Some(r) => self.receiver(r),
+            None => (None, Vec::new()),
+        };
+        let mut path = self.ctxs[ctx].scope.clone();
+        if let Some(t) = receiver_type {
+            path.push(t);
+        }
+        path.push(self.text(name));
+        self.define(path.clone(), Kind::Method, name, Vec::new());
+        let inner = self.child_ctx(ctx, |c| {
+            c.scope = path.clone();
+            c.caller = path;
+            c.local = true;
+            c.type_params.extend(params);
+        });
+        let mut skip = vec![name];
+        skip.extend(receiver);
+        push_children(stack, node, inner, &skip);
+    }
+
+    /// The receiver's type name (pointer and type arguments stripped) and
+    /// the type parameter names its type arguments introduce.
+    fn receiver(&self, list: Node) -> (Option<String>, Vec<String>) {
+        let mut cursor = list.walk();
+        let Some(decl) = list
+            .named_children(&mut cursor)
+            .find(|c| c.kind() == "parameter_declaration")
+        else {
+            return (None, Vec::new());
+        };
+        let mut ty = decl.child_by_field_name("type");
+        let mut params = Vec::new();
+        // A receiver type is at most a few layers deep: `*T`, `T[A]`, `(*T)`.
+        for _ in 0..8 {
+            let Some(t) = ty else { break };
+            match t.kind() {
+                "type_identifier" => return (Some(self.text(t)), params),
+                "pointer_type" | "parenthesized_type" => {
+                    let mut c = t.walk();
+                    ty = t.named_children(&mut c).next();
+                }
+                "generic_type" => {
+                    if let Some(args) = t.child_by_field_name("type_arguments") {
+                        let mut c = args.walk();
+                        for elem in args.named_children(&mut c) {
+                            let mut e = elem.walk();
+                            for id in elem.named_children(&mut e) {
+                                if id.kind() == "type_identifier" {
+                                    params.push(self.text(id));
+                                }
+                            }
+                        }
+                    }
+                    ty = t.child_by_field_name("type");
+                }
+                _ => break,
+            }
+        }
+        (None, params)
+    }
+
+    /// `type Name T`: a struct, interface or other named type.
+    fn type_spec<'t>(&mut self, node: Node<'t>, ctx: usize, stack: &mut Vec<Item<'t>>) {
+        let Some(name) = node.child_by_field_name("name") else {
+            push_children(stack, node, ctx, &[]);
+            return;
+        };
+        let path = join(&self.ctxs[ctx].scope, &self.text(name));
+        let ty = node.child_by_field_name("type");
+        let kind = match ty.map(|t| t.kind()) {
+            Some("struct_type") => Kind::Class,
+            Some("interface_type") => Kind::Interface,
+            _ => Kind::Type,
+        };
+        self.define(path.clone(), kind, name, Vec::new());
+        if let Some(ty) = ty {
+            match kind {
+                Kind::Class => self.struct_fields(ty, &path),
+                Kind::Interface => self.interface_methods(ty, &path),
+                _ => {}
+            }
+        }
+        let params = self.type_params(node.child_by_field_name("type_parameters"));
+        let inner = if params.is_empty() {
+            ctx
+        } else {
+            self.child_ctx(ctx, |c| c.type_params.extend(params))
+        };
+        push_children(stack, node, inner, &[name]);
+    }
+
+    /// The named fields of a struct type, as `Type::field`.
+    fn struct_fields(&mut self, ty: Node, path: &[String]) {
+        let mut cursor = ty.walk();
+        let Some(list) = ty
+            .named_children(&mut cursor)
+            .find(|c| c.kind() == "field_declaration_list")
+        else {
+            return;
+        };
+        let mut cursor = list.walk();
+        for decl in list.named_children(&mut cursor) {
+            if decl.kind() != "field_declaration" {
+                continue;
+            }
+            let mut inner = decl.walk();
+            for name in decl.children_by_field_name("name", &mut inner) {
+                let field = self.text(name);
+                if name.kind() == "field_identifier" && !field.is_empty() && field != "_" {
+                    self.define(join(path, &field), Kind::Field, name, Vec::new());
+                }
+            }
+        }
+    }
+
+    /// The methods an interface type lists, as `Iface::M`.
+    fn interface_methods(&mut self, ty: Node, path: &[String]) {
+        let mut cursor = ty.walk();
+        for elem in ty.named_children(&mut cursor) {
+            if elem.kind() != "method_elem" {
+                continue;
+            }
+            if let Some(name) = elem.child_by_field_name("name") {
+                let method = self.text(name);
+                if !method.is_empty() {
+                    self.define(join(path, &method), Kind::Method, name, Vec::new());
+                }
+            }
+        }
+    }
+
+    /// `type Name = Target`.
+    fn type_alias<'t>(&mut self, node: Node<'t>, ctx: usize, stack: &mut Vec<Item<'t>>) {
+        let Some(name) = node.child_by_field_name("name") else {
+            push_children(stack, node, ctx, &[]);
+            return;
+        };
+        let path = join(&self.ctxs[ctx].scope, &self.text(name));
+        let target = self.type_name(node.child_by_field_name("type"));
+        self.define(path, Kind::Alias, name, target);
+        let params = self.type_params(node.child_by_field_name("type_parameters"));
+        let inner = if params.is_empty() {
+            ctx
+        } else {
+            self.child_ctx(ctx, |c| c.type_params.extend(params))
+        };
+        push_children(stack, node, inner, &[name]);
+    }
+
+    /// A type's name segments: `T` → `["T"]`, `pkg.T` → `["pkg", "T"]`,
+    /// with pointers and type arguments stripped; empty for anything else.
+    fn type_name(&self, ty: Option<Node>) -> Vec<String> {
+        let mut ty = ty;
+        for _ in 0..8 {
+            let Some(t) = ty else { break };
+            match t.kind() {
+                "type_identifier" => return vec![self.text(t)],
+                "qualified_type" => return self.qualified_path(t),
+                "generic_type" => ty = t.child_by_field_name("type"),
+                "pointer_type" | "parenthesized_type" => {
+                    let mut c = t.walk();
+                    ty = t.named_children(&mut c).next();
+                }
+                _ => break,
+            }
+        }
+        Vec::new()
+    }
+
+    /// `pkg.Type` → `["pkg", "Type"]`.
+    fn qualified_path(&self, node: Node) -> Vec<String> {
+        let mut path = Vec::new();
+        if let Some(pkg) = node.child_by_field_name("package") {
+            path.push(self.text(pkg));
+        }
+        if let Some(name) = node.child_by_field_name("name") {
+            path.push(self.text(name));
+        }
+        path
+    }
+
+    /// `const`/`var` specs: each name a constant when `define` is set.
+    fn value_spec<'t>(
+        &mut self,
+        node: Node<'t>,
+        ctx: usize,
+        stack: &mut Vec<Item<'t>>,
+        define: bool,
+    ) {
+        let mut names = Vec::new();
+        {
+            let mut cursor = node.walk();
+            for name in node.children_by_field_name("name", &mut cursor) {
+                if name.kind() == "identifier" {
+                    names.push(name);
+                }
+            }
+        }
+        if define {
+            for name in &names {
+                let text = self.text(*name);
+                if !text.is_empty() && text != "_" {
+                    let path = join(&self.ctxs[ctx].scope, &text);
+                    self.define(path, Kind::Constant, *name, Vec::new());
+                }
+            }
+        }
+        push_children(stack, node, ctx, &names);
+    }
+
+    /// A selector chain's segments (`a.b.C` → `["a", "b", "C"]`; a chain
+    /// rooted in a call or index keeps only the names after it) and the
+    /// node of its last name.
+    fn selector_path<'t>(&self, node: Node<'t>) -> (Vec<String>, Node<'t>) {
+        let mut segments = Vec::new();
+        let mut at = node;
+        let mut current = Some(node);
+        let mut first = true;
+        while let Some(n) = current {
+            match n.kind() {
+                "selector_expression" => {
+                    if let Some(field) = n.child_by_field_name("field") {
+                        if first {
+                            at = field;
+                            first = false;
+                        }
+                        segments.push(self.text(field));
+                    }
+                    current = n.child_by_field_name("operand");
+                }
+                "identifier" => {
+                    segments.push(self.text(n));
+                    current = None;
+                }
+                _ => current = None,
+            }
+        }
+        segments.reverse();
+        (segments, at)
+    }
+
+    /// `T(x)` parsed as a conversion: with a generic type (`Map[int](xs)`)
+    /// it is an instantiated generic call.
+    fn conversion<'t>(&mut self, node: Node<'t>, ctx: usize, stack: &mut Vec<Item<'t>>) {
+        let generic = node
+            .child_by_field_name("type")
+            .filter(|t| t.kind() == "generic_type");
+        let Some(generic) = generic else {
+            push_children(stack, node, ctx, &[]);
+            return;
+        };
+        let base = generic.child_by_field_name("type");
+        match base.map(|b| (b, b.kind())) {
+            Some((b, "type_identifier")) => {
+                let name = self.text(b);
+                self.refer(vec![name], false, true, b, ctx);
+            }
+            Some((b, "qualified_type")) => {
+                let path = self.qualified_path(b);
+                self.refer(path, true, true, b, ctx);
+            }
+            _ => {
+                push_children(stack, node, ctx, &[]);
+                return;
+            }
+        }
+        // The type arguments, then the operand.
+        let mut items: Vec<Item<'t>> = Vec::new();
+        if let Some(args) = generic.child_by_field_name("type_arguments") {
+            items.push((args, ctx));
+        }
+        if let Some(operand) = node.child_by_field_name("operand") {
+            items.push((operand, ctx));
+        }
+        stack.extend(items.into_iter().rev());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::adapters::{index_file, Language};
+    use crate::model::{FileIndex, Kind};
+
+    const CONFIG: &str = r#"package store
+
+import "fmt"
+
+type Config struct {
+	Port int
+	Host, Name string
+	Inner
+}
+
+func (c *Config) Load() error { return helper() }
+
+func helper() error { return nil }
+
+func New() *Config { c := &Config{}; c.Load(); fmt.Println(c); return c }
+
+type Getter interface { Get() int }
+
+type Celsius float64
+
+type Alias = Config
+
+const Max = 3
+
+var Default = New()
+
+func Map[T any](xs []T) []T { var local int; _ = local; return xs }
+
+func (l *List[T]) Push(v T) { l.items = append(l.items, v) }
+
+func Use() { _ = Map[int](nil); var s pkg.Store; _ = s }
+"#;
+
+    fn index(path: &str, source: &str) -> FileIndex {
+        index_file(Language::Go, path, source.as_bytes())
+    }
+
+    fn kind_of(file: &FileIndex, path: &str) -> Option<Kind> {
+        file.symbols
+            .iter()
+            .find(|s| s.path.join("::") == path)
+            .map(|s| s.kind)
+    }
+
+    #[test]
+    fn definitions_are_qualified_by_the_package() {
+        let f = index("store/config.go", CONFIG);
+        assert!(!f.syntax_errors);
+        for (path, kind) in [
+            ("store", Kind::Module),
+            ("store::Config", Kind::Class),
+            ("store::Config::Port", Kind::Field),
+            ("store::Config::Host", Kind::Field),
+            ("store::Config::Name", Kind::Field),
+            ("store::Config::Load", Kind::Method),
+            ("store::helper", Kind::Function),
+            ("store::New", Kind::Function),
+            ("store::Getter", Kind::Interface),
+            ("store::Getter::Get", Kind::Method),
+            ("store::Celsius", Kind::Type),
+            ("store::Alias", Kind::Alias),
+            ("store::Max", Kind::Constant),
+            ("store::Default", Kind::Constant),
+            ("store::Map", Kind::Function),
+            ("store::List::Push", Kind::Method),
+            ("store::Use", Kind::Function),
+        ] {
+            assert_eq!(kind_of(&f, path), Some(kind), "{path}: {:#?}", f.symbols);
+        }
+        // Embedded fields, locals and the module path are not definitions.
+        assert_eq!(kind_of(&f, "store::Config::Inner"), None);
+        assert_eq!(kind_of(&f, "store::Map::local"), None);
+        assert_eq!(kind_of(&f, "store::local"), None);
+        assert!(f.symbols.iter().all(|s| s.path[0] == "store"));
+        let alias = f
+            .symbols
+            .iter()
+            .find(|s| s.path.join("::") == "store::Alias");
+        assert_eq!(
+            alias.map(|s| s.target.clone()),
+            Some(vec!["Config".to_string()])
+        );
+        let load = f
+            .symbols
+            .iter()
+            .find(|s| s.path.join("::") == "store::Config::Load");
+        assert_eq!(load.map(|s| s.line), Some(11));
+        let module = f.symbols.iter().find(|s| s.kind == Kind::Module);
+        assert_eq!(module.map(|s| s.line), Some(1));
+    }
+
+    #[test]
+    fn calls_and_type_uses_are_references_with_their_caller() {
+        let f = index("store/config.go", CONFIG);
+        let helper = f
+            .references
+            .iter()
+            .find(|r| r.path == ["helper"])
+            .expect("helper() is referenced");
+        assert!(helper.call && !helper.member);
+        assert_eq!(helper.caller, ["store", "Config", "Load"]);
+        assert_eq!(helper.line, 11);
+
+        let load = f
+            .references
+            .iter()
+            .find(|r| r.path == ["c", "Load"])
+            .expect("c.Load() is referenced");
+        assert!(load.call && load.member);
+        assert_eq!(load.caller, ["store", "New"]);
+
+        let println = f.references.iter().find(|r| r.path == ["fmt", "Println"]);
+        assert!(println.is_some_and(|r| r.call && r.member));
+
+        let config_uses: Vec<_> = f
+            .references
+            .iter()
+            .filter(|r| r.path == ["Config"])
+            .collect();
+        assert!(config_uses.iter().all(|r| !r.call));
+        // `&Config{}` and `*Config` in New, and the alias's target; never the
+        // definition's own name nor Load's receiver.
+        assert!(config_uses.iter().any(|r| r.caller == ["store", "New"]));
+        assert!(!config_uses
+            .iter()
+            .any(|r| r.caller == ["store", "Config", "Load"]));
+        assert!(!config_uses.iter().any(|r| r.line == 5));
+
+        let default = f.references.iter().find(|r| r.path == ["New"]);
+        assert!(default.is_some_and(|r| r.call && r.caller.is_empty()));
+
+        let generic = f.references.iter().find(|r| r.path == ["Map"]);
+        assert!(generic.is_some_and(|r| r.call && r.caller == ["store", "Use"]));
+        let qualified = f.references.iter().find(|r| r.path == ["pkg", "Store"]);
+        assert!(qualified.is_some_and(|r| !r.call && r.caller == ["store", "Use"]));
+
+        // Predeclared types and type parameters are not references.
+        for noise in ["int", "error", "float64", "any", "T"] {
+            assert!(
+                !f.references.iter().any(|r| r.path == [noise]),
+                "{noise}: {:#?}",
+                f.references
+            );
+        }
+    }
+
+    #[test]
+    fn function_literals_and_grouped_declarations() {
+        let src = r#"package app
+
+const (
+	A, B = 1, 2
+	_ = 3
+)
+
+var (
+	X int
+	Y = compute()
+)
+
+type (
+	P struct{ a, b int }
+	Q interface{ Run(); Stop() error }
+)
+
+func Run() {
+	var inner int
+	f := func() { work() }
+	f()
+	x.y.Z()
+	_ = inner
+}
+"#;
+        let f = index("cmd/app/main.go", src);
+        for (path, kind) in [
+            ("app", Kind::Module),
+            ("app::A", Kind::Constant),
+            ("app::B", Kind::Constant),
+            ("app::X", Kind::Constant),
+            ("app::Y", Kind::Constant),
+            ("app::P", Kind::Class),
+            ("app::P::a", Kind::Field),
+            ("app::P::b", Kind::Field),
+            ("app::Q", Kind::Interface),
+            ("app::Q::Run", Kind::Method),
+            ("app::Q::Stop", Kind::Method),
+            ("app::Run", Kind::Function),
+        ] {
+            assert_eq!(kind_of(&f, path), Some(kind), "{path}: {:#?}", f.symbols);
+        }
+        assert!(!f
+            .symbols
+            .iter()
+            .any(|s| s.path.last().is_some_and(|n| n == "_")));
+        assert!(!f
+            .symbols
+            .iter()
+            .any(|s| s.path.contains(&"inner".to_string())));
+        let work = f.references.iter().find(|r| r.path == ["work"]);
+        assert!(work.is_some_and(|r| r.caller == ["app", "Run"]));
+        let chain = f.references.iter().find(|r| r.path == ["x", "y", "Z"]);
+        assert!(chain.is_some_and(|r| r.member && r.call));
+        let y = f.references.iter().find(|r| r.path == ["compute"]);
+        assert!(y.is_some_and(|r| r.caller.is_empty()));
+    }
+
+    #[test]
+    fn a_file_without_a_package_clause_uses_the_module_path() {
+        let f = index("a/b/x.go", "func F() {}\n");
+        assert!(f.symbols.iter().any(|s| s.path.join("::") == "a::b::F"));
+    }
+
+    #[test]
+    fn garbage_never_panics() {
+        for src in [
+            "",
+            "package",
+            "package p\nfunc (",
+            "package p\nfunc (x *) M() {}",
+            "package p\ntype = struct {",
+            "}}}} func ( type <<< \u{fffd}",
+            "package p\nvar x = [](",
+        ] {
+            let _ = index("p/x.go", src);
+        }
+        let _ = index_file(Language::Go, "p/x.go", b"package p\n\xff\xfe func \xc3(");
+    }
+
+    #[test]
+    fn deep_nesting_does_not_overflow_the_stack() {
+        let depth = 10_000;
+        let src = format!(
+            "package deep\n\nfunc F() int {{ return {}1{} }}\n",
+            "f(".repeat(depth),
+            ")".repeat(depth)
+        );
+        let f = index("deep/x.go", &src);
+        assert!(kind_of(&f, "deep::F").is_some());
+        let calls = f.references.iter().filter(|r| r.path == ["f"]).count();
+        assert_eq!(calls, depth);
+    }
 }
