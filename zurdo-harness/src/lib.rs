@@ -14,3 +14,4 @@ pub mod report;
 pub mod run;
 pub mod standin;
 pub mod state;
+pub mod vela;

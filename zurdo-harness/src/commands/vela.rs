@@ -1,9 +1,219 @@
-//! `zurdo vela start|stop|status` (being written).
+//! `zurdo vela start|stop|status` (and the hidden `serve`, the daemon
+//! itself), for the repository holding the current directory. See
+//! [`crate::vela`].
 
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use super::{EXIT_FAILED, EXIT_OK};
 use crate::cli::VelaCommand;
+use crate::vela::{self, Settings};
+
+/// How long `start` waits for the daemon to take its lock.
+const START_WAIT: Duration = Duration::from_secs(3);
+
+/// How long `stop` waits for the daemon to exit before killing it.
+const STOP_WAIT: Duration = Duration::from_secs(5);
+
+/// How often `start` and `stop` look again.
+const TICK: Duration = Duration::from_millis(20);
+
+/// The log's path as shown to the user (relative to the repository root).
+fn shown_log() -> String {
+    format!("{}/{}", vela::DIR, vela::LOG_FILE)
+}
 
 /// Runs the command and returns its exit status.
 pub fn run(command: &VelaCommand) -> u8 {
-    let _ = command;
-    super::EXIT_INVALID
+    let root = super::lumen::here();
+    match command {
+        VelaCommand::Start => start(&root),
+        VelaCommand::Stop => stop(&root),
+        VelaCommand::Status => status(&root),
+        VelaCommand::Serve => vela::serve(&root, Settings::from_env()),
+    }
+}
+
+fn start(root: &Path) -> u8 {
+    if let Some(running) = vela::status(root).running {
+        println!(
+            "vela already runs (pid {}, since {})",
+            running.pid, running.since
+        );
+        return EXIT_OK;
+    }
+    let exe = match std::env::current_exe() {
+        Ok(exe) => exe,
+        Err(e) => {
+            eprintln!("zurdo: cannot find the zurdo executable to start vela: {e}");
+            return EXIT_FAILED;
+        }
+    };
+    let mut command = Command::new(exe);
+    command
+        .args(["vela", "serve"])
+        .current_dir(root)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    // SAFETY: the closure runs in the forked child before exec and only
+    // calls setsid(2), which is async-signal-safe; it allocates nothing and
+    // touches no lock. A new session detaches the daemon from the terminal
+    // (and its hangup and Ctrl-C), so it outlives it.
+    unsafe {
+        command.pre_exec(|| {
+            if libc::setsid() == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let mut child = match command.spawn() {
+        Ok(child) => child,
+        Err(e) => {
+            eprintln!("zurdo: cannot start vela: {e}");
+            return EXIT_FAILED;
+        }
+    };
+    let pid = child.id();
+    let deadline = Instant::now() + START_WAIT;
+    loop {
+        if vela::holder(root).is_some_and(|h| h.pid == pid) {
+            // The daemon outlives this process: once `start` exits it is
+            // re-parented, so the dropped Child leaves no zombie here.
+            println!("vela started (pid {pid}); log: {}", shown_log());
+            return EXIT_OK;
+        }
+        match child.try_wait() {
+            Ok(Some(_)) => {
+                // Lost a race with another `start`: that daemon watches.
+                if let Some(running) = vela::status(root).running {
+                    println!(
+                        "vela already runs (pid {}, since {})",
+                        running.pid, running.since
+                    );
+                    return EXIT_OK;
+                }
+                return not_started(root, "vela exited at once");
+            }
+            Ok(None) => {}
+            Err(e) => return not_started(root, &format!("cannot watch the vela process: {e}")),
+        }
+        if Instant::now() >= deadline {
+            // Do not leave a daemon behind that `start` called a failure.
+            signal(pid, libc::SIGTERM);
+            let _ = child.wait();
+            return not_started(
+                root,
+                &format!(
+                    "vela did not take its lock within {} s",
+                    START_WAIT.as_secs()
+                ),
+            );
+        }
+        std::thread::sleep(TICK);
+    }
+}
+
+/// Reports a failed start with what the log says.
+fn not_started(root: &Path, why: &str) -> u8 {
+    eprintln!("zurdo: {why}; {} says:", shown_log());
+    let tail = vela::log_tail(root, 10);
+    if tail.is_empty() {
+        eprintln!("  (nothing)");
+    }
+    for line in tail {
+        eprintln!("  {line}");
+    }
+    EXIT_FAILED
+}
+
+/// Sends `signal` to `pid`; false when it could not be sent.
+fn signal(pid: u32, signal: libc::c_int) -> bool {
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return false;
+    };
+    if pid <= 0 {
+        return false;
+    }
+    // SAFETY: kill(2) with a positive pid only signals that one process.
+    unsafe { libc::kill(pid, signal) == 0 }
+}
+
+/// Waits up to `wait` for `pid` to exit; true when it did.
+fn gone_within(pid: u32, wait: Duration) -> bool {
+    let deadline = Instant::now() + wait;
+    loop {
+        if !vela::live(pid) {
+            return true;
+        }
+        if Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(TICK);
+    }
+}
+
+/// Removes the pid file if it still names `pid`.
+fn remove_lock_of(root: &Path, pid: u32) {
+    if vela::holder(root).is_some_and(|h| h.pid == pid) {
+        let _ = std::fs::remove_file(vela::pid_path(root));
+    }
+}
+
+fn stop(root: &Path) -> u8 {
+    let Some(holder) = vela::holder(root) else {
+        println!("vela is not running");
+        return EXIT_OK;
+    };
+    let pid = holder.pid;
+    if !vela::live(pid) {
+        remove_lock_of(root, pid);
+        println!("vela is not running (removed a stale pid file naming pid {pid})");
+        return EXIT_OK;
+    }
+    signal(pid, libc::SIGTERM);
+    if gone_within(pid, STOP_WAIT) {
+        // The daemon removes its lock as it exits; a killed one could not.
+        remove_lock_of(root, pid);
+        println!("vela stopped (pid {pid})");
+        return EXIT_OK;
+    }
+    signal(pid, libc::SIGKILL);
+    if gone_within(pid, Duration::from_secs(1)) {
+        remove_lock_of(root, pid);
+        println!(
+            "vela stopped: it did not exit within {} s of SIGTERM, so it was killed (pid {pid})",
+            STOP_WAIT.as_secs()
+        );
+        EXIT_OK
+    } else {
+        eprintln!("zurdo: vela (pid {pid}) did not exit even after SIGKILL");
+        EXIT_FAILED
+    }
+}
+
+fn status(root: &Path) -> u8 {
+    let status = vela::status(root);
+    let code = match &status.running {
+        Some(running) => {
+            println!(
+                "vela is running (pid {}, since {})",
+                running.pid, running.since
+            );
+            EXIT_OK
+        }
+        None => {
+            println!("vela is not running");
+            EXIT_FAILED
+        }
+    };
+    println!("log: {}", shown_log());
+    match status.generation {
+        Some(generation) => println!("published generation: {generation}"),
+        None => println!("published generation: none"),
+    }
+    code
 }
