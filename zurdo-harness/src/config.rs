@@ -31,6 +31,8 @@ pub struct Config {
     pub reasoner: Option<Role>,
     /// The reason subsystem: stalls, diagnosis, lessons.
     pub reason: ReasonConfig,
+    /// `[vela] idle_minutes`: the watcher exits after this long with no change.
+    pub vela_idle: Duration,
     /// What changes verdicts.
     pub verification: VerificationConfig,
     /// Where the file was read from (`None`: the built-in defaults).
@@ -197,6 +199,13 @@ impl Config {
         let analyzer = role(&raw.roles.analyzer)?;
         let reasoner = role(&raw.roles.reasoner)?;
         let reason = reason_config(&raw.reason, &at)?;
+        if *raw.vela.idle_minutes.get_ref() == 0 {
+            return Err(at(
+                raw.vela.idle_minutes.span(),
+                "[vela] idle_minutes must be at least 1".into(),
+            ));
+        }
+        let vela_idle = Duration::from_secs(raw.vela.idle_minutes.get_ref().saturating_mul(60));
         if reason.enabled && analyzer.is_none() && reasoner.is_none() {
             return Err(at(
                 raw.reason.enabled.span(),
@@ -212,6 +221,7 @@ impl Config {
             analyzer,
             reasoner,
             reason,
+            vela_idle,
             verification,
             source: None,
         })
@@ -320,6 +330,8 @@ struct RawConfig {
     #[serde(default)]
     reason: RawReason,
     #[serde(default)]
+    vela: RawVela,
+    #[serde(default)]
     #[allow(dead_code)]
     verification: toml::Table,
 }
@@ -356,6 +368,20 @@ impl Default for RawDefaults {
         RawDefaults {
             max_attempts: Spanned::new(0..0, 3),
             agent_timeout: Spanned::new(0..0, "30m".into()),
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, default)]
+struct RawVela {
+    idle_minutes: Spanned<u64>,
+}
+
+impl Default for RawVela {
+    fn default() -> Self {
+        RawVela {
+            idle_minutes: Spanned::new(0..0, 30),
         }
     }
 }
@@ -455,6 +481,10 @@ agent_timeout = "30m"   # a PRD's **Agent-timeout** overrides it; units s, m or 
 #
 # The reason subsystem (diagnosis of stalls, lessons from recoveries) is opt in: add
 # [roles.reasoner] (or [roles.analyzer]) and a [reason] table by hand; see docs/reason.md.
+
+# Vela, the optional index watcher (`zurdo vela start`), exits after this long with no change.
+# [vela]
+# idle_minutes = 30
 
 [verification]
 criterion_seconds = 600      # per hint; the whole process group is killed at the limit
@@ -566,6 +596,9 @@ mod tests {
         let c = Config::parse(TEMPLATE).expect("template parses");
         assert_eq!(c.reason, ReasonConfig::default());
         assert!(!c.reason.enabled && c.reasoner_role().is_none());
+        assert_eq!(c.vela_idle, Duration::from_secs(30 * 60));
+        let v = Config::parse("[vela]\nidle_minutes = 5\n").expect("parses");
+        assert_eq!(v.vela_idle, Duration::from_secs(300));
         let c = Config::parse(
             "[roles.analyzer]\nprovider = \"openai\"\nmodel = \"a\"\n[reason]\nenabled = true\nstall_attempts = 3\n",
         )

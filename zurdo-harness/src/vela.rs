@@ -91,6 +91,16 @@ impl Settings {
         Settings::from_lookup(|name| std::env::var(name).ok())
     }
 
+    /// `idle` (from `[vela] idle_minutes`) with [`IDLE_ENV`] and
+    /// [`POLL_ENV`] applied on top.
+    pub fn with_idle(idle: Duration) -> Settings {
+        let env = Settings::from_env();
+        Settings {
+            idle: millis(std::env::var(IDLE_ENV).ok()).unwrap_or(idle),
+            poll: env.poll,
+        }
+    }
+
     /// The defaults with the overrides `lookup` returns for [`IDLE_ENV`] and
     /// [`POLL_ENV`].
     fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Settings {

@@ -32,7 +32,12 @@ pub fn run(command: &VelaCommand) -> u8 {
         VelaCommand::Start => start(&root),
         VelaCommand::Stop => stop(&root),
         VelaCommand::Status => status(&root),
-        VelaCommand::Serve => vela::serve(&root, Settings::from_env()),
+        VelaCommand::Serve => {
+            let idle = crate::config::Config::load(&root)
+                .map(|c| c.vela_idle)
+                .unwrap_or(Settings::default().idle);
+            vela::serve(&root, Settings::with_idle(idle))
+        }
     }
 }
 
