@@ -73,12 +73,18 @@ impl Repo {
         std::fs::read_to_string(self.path(".zurdo/vela/vela.log")).unwrap_or_default()
     }
 
-    /// The published generation: its number and its JSON text.
+    /// The published generation: its number, and the text of its manifest
+    /// and of every entry it names.
     fn generation(&self) -> Option<(u64, String)> {
-        let name = std::fs::read_to_string(self.path(".zurdo/lumen/CURRENT")).ok()?;
+        let lumen = self.path(".zurdo/lumen");
+        let name = std::fs::read_to_string(lumen.join("CURRENT")).ok()?;
         let name = name.trim().to_string();
         let number = name.strip_prefix("gen-")?.split('-').next()?.parse().ok()?;
-        let text = std::fs::read_to_string(self.path(".zurdo/lumen").join(&name)).ok()?;
+        let mut text = std::fs::read_to_string(lumen.join(&name)).ok()?;
+        let manifest: serde_json::Value = serde_json::from_str(&text).ok()?;
+        for entry in manifest["files"].as_object()?.values() {
+            text.push_str(&std::fs::read_to_string(lumen.join(entry["entry"].as_str()?)).ok()?);
+        }
         Some((number, text))
     }
 

@@ -204,19 +204,20 @@ fn the_index_is_repaired_in_process_and_not_read_back_from_disk() {
     )
     .expect("write");
     r.pass("[symbol: Config::save]");
-    // A generation planted under .zurdo/lumen is never read back mid-run.
-    let lumen = r.root().join(".zurdo/lumen");
-    let current = std::fs::read_to_string(lumen.join("CURRENT")).expect("a published generation");
-    let generation = std::fs::read_to_string(lumen.join(current.trim())).expect("generation");
-    assert!(
-        generation.contains("\"save\""),
-        "published after the repair"
-    );
-    std::fs::write(
-        lumen.join(current.trim()),
-        generation.replace("\"save\"", "\"planted\""),
-    )
-    .expect("plant");
+    // What is planted under .zurdo/lumen is never read back mid-run.
+    let files = r.root().join(".zurdo/lumen/files");
+    let mut planted = 0;
+    for entry in std::fs::read_dir(&files)
+        .expect("published entries")
+        .flatten()
+    {
+        let text = std::fs::read_to_string(entry.path()).expect("entry");
+        if text.contains("\"save\"") {
+            std::fs::write(entry.path(), text.replace("\"save\"", "\"planted\"")).expect("plant");
+            planted += 1;
+        }
+    }
+    assert_eq!(planted, 1, "the repaired file was published");
     assert!(matches!(
         r.fail("[symbol: Config::planted]"),
         Reason::SymbolNotFound { .. }

@@ -27,43 +27,27 @@ pub fn here() -> PathBuf {
 }
 
 fn index(root: &Path) -> u8 {
-    let mut index = Index::load(root);
-    let before = index.generation;
-    let stats = index.refresh(root);
-    let published = if stats.changed() || before == 0 {
-        match index.publish(root) {
-            Ok(path) => Some(path),
-            Err(e) => {
-                eprintln!(
-                    "zurdo: cannot publish a new generation under {}: {e}; the previous one stays",
-                    root.join(zurdo_lumen::index::DIR).display()
-                );
-                return EXIT_FAILED;
-            }
+    let (stats, published, current) = match Index::update(root) {
+        Ok(done) => done,
+        Err(e) => {
+            eprintln!(
+                "zurdo: cannot publish a new generation under {}: {e}; the previous one stays",
+                root.join(zurdo_lumen::index::DIR).display()
+            );
+            return EXIT_FAILED;
         }
-    } else {
-        None
     };
-    let symbols: usize = index.files.values().map(|f| f.symbols.len()).sum();
-    let with_errors = index.files.values().filter(|f| f.syntax_errors).count();
     println!(
-        "{} source files: {} parsed, {} unchanged, {} removed in {:.1} ms; {symbols} definitions",
+        "{} source files: {} parsed, {} unchanged, {} removed in {:.1} ms",
         stats.files,
         stats.parsed,
         stats.reused,
         stats.removed,
         stats.elapsed.as_secs_f64() * 1000.0
     );
-    if with_errors > 0 {
-        println!("{with_errors} file(s) have syntax errors (indexed as far as they parse)");
-    }
     match published {
-        Some(path) => println!(
-            "published generation {} ({})",
-            index.generation,
-            path.display()
-        ),
-        None => println!("generation {} is current", index.generation),
+        Some(generation) => println!("published generation {generation}"),
+        None => println!("generation {current} is current"),
     }
     EXIT_OK
 }

@@ -74,23 +74,129 @@ impl Refresh {
     }
 }
 
+/// A generation's manifest: the files it is made of, each by the entry
+/// that holds what the file defines and uses.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Manifest {
+    /// [`FORMAT`] when written.
+    pub format: u32,
+    /// [`ADAPTERS`] when written.
+    pub adapters: String,
+    /// The generation number.
+    pub generation: u64,
+    /// Every indexed file, by repository-relative path.
+    pub files: BTreeMap<String, Entry>,
+}
+
+/// One file of a generation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Entry {
+    /// The adapter that read it.
+    pub language: String,
+    /// SHA-256 of its bytes.
+    pub hash: String,
+    /// The entry file under `.zurdo/lumen/` (`files/<key>.json`), named by
+    /// path, language and content hash, so it is immutable and shared by
+    /// every generation that has the file unchanged.
+    pub entry: String,
+}
+
+impl Manifest {
+    /// The published manifest and its file name, when there is one this
+    /// version of the adapters wrote.
+    pub fn read(root: &Path) -> Option<(String, Manifest)> {
+        let dir = root.join(DIR);
+        let name = std::fs::read_to_string(dir.join("CURRENT")).ok()?;
+        let name = name.trim().to_string();
+        if !safe_name(&name) {
+            return None;
+        }
+        let manifest: Manifest =
+            serde_json::from_slice(&std::fs::read(dir.join(&name)).ok()?).ok()?;
+        (manifest.format == FORMAT && manifest.adapters == ADAPTERS).then_some((name, manifest))
+    }
+}
+
+/// A name under `.zurdo/lumen/` that stays there.
+fn safe_name(name: &str) -> bool {
+    !name.is_empty()
+        && !name.starts_with('/')
+        && !name.split('/').any(|part| part.is_empty() || part == "..")
+}
+
+/// `files/<key>.json` for a file's path, language and content hash.
+fn entry_name(path: &str, language: &str, hash: &str) -> String {
+    let key = sha256_hex(format!("{path}\0{language}\0{hash}").as_bytes());
+    format!("files/{}.json", &key[..32])
+}
+
+/// What a walk found, against what was known.
+struct Scan {
+    /// Files whose language and hash are unchanged.
+    unchanged: Vec<String>,
+    /// Files to parse.
+    todo: Vec<Pending>,
+    /// Source files seen.
+    files: usize,
+}
+
+/// Walks `root` and hashes every source file; `known` says whether a
+/// path's language and hash are what an existing entry has.
+fn scan(root: &Path, known: impl Fn(&str, &str, &str) -> bool) -> Scan {
+    let sources = walk(root);
+    let mut scan = Scan {
+        unchanged: Vec::new(),
+        todo: Vec::new(),
+        files: sources.len(),
+    };
+    for (path, language) in sources {
+        let Ok(bytes) = std::fs::read(root.join(&path)) else {
+            continue;
+        };
+        let hash = sha256_hex(&bytes);
+        if known(&path, language.name(), &hash) {
+            scan.unchanged.push(path);
+        } else {
+            scan.todo.push(Pending {
+                path,
+                language,
+                bytes,
+                hash,
+            });
+        }
+    }
+    scan
+}
+
 impl Index {
     /// The published generation under `root`, or an empty index when there
-    /// is none, it cannot be read, or it has another [`FORMAT`].
+    /// is none, it cannot be read, or other adapters wrote it. An entry that
+    /// is missing or does not match its manifest line is left out (the next
+    /// refresh parses that file again).
     pub fn load(root: &Path) -> Index {
-        let dir = root.join(DIR);
-        let Ok(name) = std::fs::read_to_string(dir.join("CURRENT")) else {
+        let Some((_, manifest)) = Manifest::read(root) else {
             return Index::default();
         };
-        let name = name.trim();
-        if name.is_empty() || name.contains('/') || name.contains("..") {
-            return Index::default();
+        let dir = root.join(DIR);
+        let mut index = Index {
+            format: FORMAT,
+            adapters: ADAPTERS.to_string(),
+            generation: manifest.generation,
+            files: BTreeMap::new(),
+        };
+        for (path, e) in manifest.files {
+            if !safe_name(&e.entry) {
+                continue;
+            }
+            let file = std::fs::read(dir.join(&e.entry))
+                .ok()
+                .and_then(|bytes| serde_json::from_slice::<FileIndex>(&bytes).ok())
+                .filter(|f| f.path == path && f.hash == e.hash && f.language == e.language);
+            if let Some(file) = file {
+                index.files.insert(path, file);
+            }
         }
-        std::fs::read(dir.join(name))
-            .ok()
-            .and_then(|bytes| serde_json::from_slice::<Index>(&bytes).ok())
-            .filter(|index| index.format == FORMAT && index.adapters == ADAPTERS)
-            .unwrap_or_default()
+        index
     }
 
     /// Brings the index up to date with the working tree: walks `root`
@@ -104,57 +210,75 @@ impl Index {
             self.format = FORMAT;
             self.adapters = ADAPTERS.to_string();
         }
-        let sources = walk(root);
-        let mut stats = Refresh {
-            files: sources.len(),
-            ..Refresh::default()
-        };
-        let mut todo: Vec<Pending> = Vec::new();
+        let found = scan(root, |path, language, hash| {
+            self.files
+                .get(path)
+                .is_some_and(|f| f.hash == hash && f.language == language)
+        });
         let mut next: BTreeMap<String, FileIndex> = BTreeMap::new();
-        for (path, language) in sources {
-            let Ok(bytes) = std::fs::read(root.join(&path)) else {
-                continue;
-            };
-            let hash = sha256_hex(&bytes);
-            match self.files.remove(&path) {
-                Some(old) if old.hash == hash && old.language == language.name() => {
-                    stats.reused += 1;
-                    next.insert(path, old);
-                }
-                _ => todo.push(Pending {
-                    path,
-                    language,
-                    bytes,
-                    hash,
-                }),
+        for path in found.unchanged {
+            if let Some(file) = self.files.remove(&path) {
+                next.insert(path, file);
             }
         }
-        stats.removed = self.files.len();
-        stats.parsed = todo.len();
-        for file in parse_all(todo) {
+        let stats = Refresh {
+            files: found.files,
+            parsed: found.todo.len(),
+            reused: next.len(),
+            removed: {
+                let parsing: std::collections::BTreeSet<&str> =
+                    found.todo.iter().map(|t| t.path.as_str()).collect();
+                self.files
+                    .keys()
+                    .filter(|p| !parsing.contains(p.as_str()))
+                    .count()
+            },
+            elapsed: Duration::ZERO,
+        };
+        for file in parse_all(found.todo) {
             next.insert(file.path.clone(), file);
         }
         self.files = next;
-        stats.elapsed = started.elapsed();
-        stats
+        Refresh {
+            elapsed: started.elapsed(),
+            ..stats
+        }
     }
 
     /// Writes this index as a new generation beside the current one and
-    /// publishes it atomically; older generations (all but the previous
-    /// one) are removed. Returns the generation's path.
+    /// publishes it atomically: the entries of new or changed files, then
+    /// the manifest, then `CURRENT`. Generations and entries neither the
+    /// new nor the previous generation uses are removed once a minute old.
+    /// Returns the manifest's path.
     pub fn publish(&mut self, root: &Path) -> std::io::Result<PathBuf> {
         let dir = root.join(DIR);
-        std::fs::create_dir_all(&dir)?;
-        let current = Index::current_generation(&dir);
-        self.generation = self.generation.max(current) + 1;
+        std::fs::create_dir_all(dir.join("files"))?;
+        let mut manifest = Manifest {
+            format: FORMAT,
+            adapters: ADAPTERS.to_string(),
+            generation: 0,
+            files: BTreeMap::new(),
+        };
+        for (path, file) in &self.files {
+            let entry = entry_name(path, &file.language, &file.hash);
+            if !dir.join(&entry).is_file() {
+                let bytes = serde_json::to_vec(file).map_err(std::io::Error::other)?;
+                write_atomic(&dir.join(&entry), &bytes)?;
+            }
+            manifest.files.insert(
+                path.clone(),
+                Entry {
+                    language: file.language.clone(),
+                    hash: file.hash.clone(),
+                    entry,
+                },
+            );
+        }
+        let path = publish_manifest(root, &mut manifest, self.generation)?;
+        self.generation = manifest.generation;
         self.format = FORMAT;
         self.adapters = ADAPTERS.to_string();
-        let name = format!("gen-{:08}-{}.json", self.generation, std::process::id());
-        let bytes = serde_json::to_vec(self).map_err(std::io::Error::other)?;
-        write_atomic(&dir.join(&name), &bytes)?;
-        write_atomic(&dir.join("CURRENT"), name.as_bytes())?;
-        prune(&dir, &name);
-        Ok(dir.join(name))
+        Ok(path)
     }
 
     /// Loads the published generation, refreshes it, and publishes a new
@@ -167,6 +291,69 @@ impl Index {
             let _ = index.publish(root);
         }
         (index, stats)
+    }
+
+    /// `zurdo lumen index`: brings the published generation up to date
+    /// reading only its manifest: unchanged files' entries are neither read
+    /// nor written. Returns what changed and the generation now current
+    /// (`None` when nothing changed and one was already published).
+    pub fn update(root: &Path) -> std::io::Result<(Refresh, Option<u64>, u64)> {
+        let started = Instant::now();
+        let dir = root.join(DIR);
+        let (_, old) = Manifest::read(root).unwrap_or_default();
+        let found = scan(root, |path, language, hash| {
+            old.files.get(path).is_some_and(|e| {
+                e.hash == hash && e.language == language && dir.join(&e.entry).is_file()
+            })
+        });
+        let mut manifest = Manifest {
+            format: FORMAT,
+            adapters: ADAPTERS.to_string(),
+            generation: 0,
+            files: BTreeMap::new(),
+        };
+        for path in found.unchanged {
+            if let Some(e) = old.files.get(&path) {
+                manifest.files.insert(path, e.clone());
+            }
+        }
+        let mut stats = Refresh {
+            files: found.files,
+            parsed: found.todo.len(),
+            reused: manifest.files.len(),
+            removed: old
+                .files
+                .keys()
+                .filter(|p| !manifest.files.contains_key(*p))
+                .count(),
+            elapsed: Duration::ZERO,
+        };
+        stats.removed -= found
+            .todo
+            .iter()
+            .filter(|p| old.files.contains_key(&p.path))
+            .count();
+        if !stats.changed() && old.generation > 0 {
+            stats.elapsed = started.elapsed();
+            return Ok((stats, None, old.generation));
+        }
+        std::fs::create_dir_all(dir.join("files"))?;
+        for file in parse_all(found.todo) {
+            let entry = entry_name(&file.path, &file.language, &file.hash);
+            let bytes = serde_json::to_vec(&file).map_err(std::io::Error::other)?;
+            write_atomic(&dir.join(&entry), &bytes)?;
+            manifest.files.insert(
+                file.path.clone(),
+                Entry {
+                    language: file.language,
+                    hash: file.hash,
+                    entry,
+                },
+            );
+        }
+        publish_manifest(root, &mut manifest, old.generation)?;
+        stats.elapsed = started.elapsed();
+        Ok((stats, Some(manifest.generation), manifest.generation))
     }
 
     fn current_generation(dir: &Path) -> u64 {
@@ -182,6 +369,25 @@ impl Index {
             })
             .unwrap_or(0)
     }
+}
+
+/// Numbers `manifest` past every generation seen, writes it beside the
+/// current one, swaps `CURRENT` to it and prunes.
+fn publish_manifest(root: &Path, manifest: &mut Manifest, known: u64) -> std::io::Result<PathBuf> {
+    let dir = root.join(DIR);
+    let previous = Manifest::read(root).map(|(_, m)| m);
+    manifest.generation = known.max(Index::current_generation(&dir)) + 1;
+    let name = format!("gen-{:08}-{}.json", manifest.generation, std::process::id());
+    let bytes = serde_json::to_vec(manifest).map_err(std::io::Error::other)?;
+    write_atomic(&dir.join(&name), &bytes)?;
+    write_atomic(&dir.join("CURRENT"), name.as_bytes())?;
+    let mut live: std::collections::BTreeSet<String> =
+        manifest.files.values().map(|e| e.entry.clone()).collect();
+    if let Some(previous) = previous {
+        live.extend(previous.files.into_values().map(|e| e.entry));
+    }
+    prune(&dir, &name, &live);
+    Ok(dir.join(name))
 }
 
 /// Every source file under `root` Lumen reads, with its language, sorted
@@ -290,31 +496,36 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 }
 
 /// Removes generations other than `keep` and the newest one before it,
-/// when they are over a minute old (another process may be publishing).
-fn prune(dir: &Path, keep: &str) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
+/// and entries no `live` generation uses, when they are over a minute old
+/// (another process may be publishing).
+fn prune(dir: &Path, keep: &str, live: &std::collections::BTreeSet<String>) {
+    let old = |path: &Path| {
+        std::fs::metadata(path)
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| SystemTime::now().duration_since(t).ok())
+            .is_some_and(|age| age > Duration::from_secs(60))
     };
-    let mut generations: Vec<(String, SystemTime)> = entries
-        .flatten()
-        .filter_map(|e| {
-            let name = e.file_name().to_string_lossy().into_owned();
-            if !name.starts_with("gen-") || name == keep {
-                return None;
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        let mut generations: Vec<String> = entries
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|name| name.starts_with("gen-") && name != keep)
+            .collect();
+        generations.sort();
+        generations.pop(); // the previous generation stays
+        for name in generations {
+            if old(&dir.join(&name)) {
+                let _ = std::fs::remove_file(dir.join(name));
             }
-            let modified = e.metadata().ok()?.modified().ok()?;
-            Some((name, modified))
-        })
-        .collect();
-    generations.sort();
-    generations.pop(); // the previous generation stays
-    let now = SystemTime::now();
-    for (name, modified) in generations {
-        if now
-            .duration_since(modified)
-            .is_ok_and(|age| age > Duration::from_secs(60))
-        {
-            let _ = std::fs::remove_file(dir.join(name));
+        }
+    }
+    if let Ok(entries) = std::fs::read_dir(dir.join("files")) {
+        for e in entries.flatten() {
+            let name = format!("files/{}", e.file_name().to_string_lossy());
+            if !live.contains(&name) && old(&e.path()) {
+                let _ = std::fs::remove_file(e.path());
+            }
         }
     }
 }
@@ -369,6 +580,46 @@ mod tests {
             .filter(|n| n.starts_with("gen-"))
             .collect();
         assert_eq!(gens.len(), 2, "the new generation beside the old: {gens:?}");
+    }
+
+    #[test]
+    fn update_reads_only_the_manifest_and_agrees_with_a_full_refresh() {
+        let dir = repo();
+        let (first, generation, _) = Index::update(dir.path()).expect("update");
+        assert_eq!((first.parsed, generation), (2, Some(1)));
+        let (same, generation, current) = Index::update(dir.path()).expect("update");
+        assert_eq!(
+            (same.parsed, same.reused, generation, current),
+            (0, 2, None, 1)
+        );
+        std::fs::write(dir.path().join("src/b.rs"), "pub fn b2() {}\n").expect("write");
+        std::fs::write(dir.path().join("src/c.rs"), "pub fn c() {}\n").expect("write");
+        std::fs::remove_file(dir.path().join("src/lib.rs")).expect("rm");
+        let (edit, generation, _) = Index::update(dir.path()).expect("update");
+        assert_eq!(
+            (edit.parsed, edit.reused, edit.removed, generation),
+            (2, 0, 1, Some(2))
+        );
+        let loaded = Index::load(dir.path());
+        let mut fresh = Index::default();
+        fresh.refresh(dir.path());
+        assert_eq!(loaded.files, fresh.files);
+        assert_eq!(loaded.generation, 2);
+    }
+
+    #[test]
+    fn a_damaged_entry_is_left_out_and_parsed_again() {
+        let dir = repo();
+        let (index, _) = Index::open(dir.path());
+        let lumen = dir.path().join(DIR);
+        let (_, manifest) = Manifest::read(dir.path()).expect("manifest");
+        let entry = &manifest.files["src/b.rs"].entry;
+        std::fs::write(lumen.join(entry), "{broken").expect("damage");
+        let mut loaded = Index::load(dir.path());
+        assert_eq!(loaded.files.keys().collect::<Vec<_>>(), ["src/lib.rs"]);
+        let stats = loaded.refresh(dir.path());
+        assert_eq!((stats.parsed, stats.reused), (1, 1));
+        assert_eq!(loaded.files, index.files);
     }
 
     #[test]
