@@ -18,7 +18,8 @@
 # and prints files/s and the ratios cold/ctags, cold-1t/ctags and warm/ctags (time over time:
 # below 1 means Lumen was faster). Whole-process wall time is measured for both tools.
 #
-# Settings: RUNS=7, BIN=path (time this zurdo binary instead of building one), KEEP=1 (keep the temp dir).
+# Settings: RUNS=7, BIN=path (time this zurdo binary instead of building one), KEEP=1 (keep the temp dir),
+# BENCH_TMP=dir (where the copies go; default target/).
 set -euo pipefail
 
 RUNS=${RUNS:-7}
@@ -27,7 +28,10 @@ if [ -z "${BIN:-}" ]; then
     (cd "$here" && cargo build --release -q -p zurdo-harness)
     BIN="$here/target/release/zurdo"
 fi
-tmp=$(mktemp -d)
+# The trees go under target/ (the repository's own filesystem, where a real .zurdo/ lives), not
+# /tmp: file creation costs differ a lot between the two on some machines.
+mkdir -p "$here/target"
+tmp=$(mktemp -d -p "${BENCH_TMP:-$here/target}")
 if [ -z "${KEEP:-}" ]; then trap 'rm -rf "$tmp"' EXIT; else echo "temp dir: $tmp"; fi
 
 rustix=$(ls -d "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/rustix-1.* 2>/dev/null | sort -V | tail -1 || true)

@@ -235,7 +235,7 @@ impl Index {
             },
             elapsed: Duration::ZERO,
         };
-        for file in parse_all(found.todo) {
+        for file in parse_all(found.todo, |file| file) {
             next.insert(file.path.clone(), file);
         }
         self.files = next;
@@ -263,7 +263,7 @@ impl Index {
             let entry = entry_name(path, &file.language, &file.hash);
             if !dir.join(&entry).is_file() {
                 let bytes = serde_json::to_vec(file).map_err(std::io::Error::other)?;
-                write_atomic(&dir.join(&entry), &bytes)?;
+                write_entry(&dir.join(&entry), &bytes)?;
             }
             manifest.files.insert(
                 path.clone(),
@@ -338,18 +338,23 @@ impl Index {
             return Ok((stats, None, old.generation));
         }
         std::fs::create_dir_all(dir.join("files"))?;
-        for file in parse_all(found.todo) {
+        // Each worker writes its entries as it parses them.
+        let written = parse_all(found.todo, |file| {
             let entry = entry_name(&file.path, &file.language, &file.hash);
             let bytes = serde_json::to_vec(&file).map_err(std::io::Error::other)?;
-            write_atomic(&dir.join(&entry), &bytes)?;
-            manifest.files.insert(
-                file.path.clone(),
+            write_entry(&dir.join(&entry), &bytes)?;
+            Ok::<_, std::io::Error>((
+                file.path,
                 Entry {
                     language: file.language,
                     hash: file.hash,
                     entry,
                 },
-            );
+            ))
+        });
+        for result in written {
+            let (path, entry) = result?;
+            manifest.files.insert(path, entry);
         }
         publish_manifest(root, &mut manifest, old.generation)?;
         stats.elapsed = started.elapsed();
@@ -440,7 +445,7 @@ struct Pending {
     hash: String,
 }
 
-fn parse_all(todo: Vec<Pending>) -> Vec<FileIndex> {
+fn parse_all<T: Send>(todo: Vec<Pending>, each: impl Fn(FileIndex) -> T + Sync) -> Vec<T> {
     let workers = std::env::var("ZURDO_LUMEN_THREADS")
         .ok()
         .and_then(|n| n.parse::<usize>().ok())
@@ -448,16 +453,24 @@ fn parse_all(todo: Vec<Pending>) -> Vec<FileIndex> {
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .min(todo.len().max(1));
     if workers <= 1 {
-        return todo.into_iter().map(parse_one).collect();
+        return todo.into_iter().map(|p| each(parse_one(p))).collect();
     }
     let mut chunks: Vec<Vec<Pending>> = vec![Vec::new(); workers];
     for (i, item) in todo.into_iter().enumerate() {
         chunks[i % workers].push(item);
     }
+    let each = &each;
     std::thread::scope(|scope| {
         let handles: Vec<_> = chunks
             .into_iter()
-            .map(|chunk| scope.spawn(move || chunk.into_iter().map(parse_one).collect::<Vec<_>>()))
+            .map(|chunk| {
+                scope.spawn(move || {
+                    chunk
+                        .into_iter()
+                        .map(|p| each(parse_one(p)))
+                        .collect::<Vec<T>>()
+                })
+            })
             .collect();
         handles
             .into_iter()
@@ -480,7 +493,19 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
         .collect()
 }
 
+/// Writes a manifest or `CURRENT`: temp file, fsync, rename.
 fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_via_temp(path, bytes, true)
+}
+
+/// Writes an entry: temp file and rename, without fsync. An entry is
+/// immutable and checked on load (it must parse and match its manifest
+/// line), so one a crash left torn or empty is only parsed again.
+fn write_entry(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_via_temp(path, bytes, false)
+}
+
+fn write_via_temp(path: &Path, bytes: &[u8], durable: bool) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     let name = path
         .file_name()
@@ -490,7 +515,9 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     {
         let mut file = std::fs::File::create(&temp)?;
         file.write_all(bytes)?;
-        file.sync_all()?;
+        if durable {
+            file.sync_all()?;
+        }
     }
     std::fs::rename(&temp, path)
 }
