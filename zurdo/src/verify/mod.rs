@@ -13,8 +13,8 @@ mod grep;
 mod http;
 mod outcome;
 pub mod render;
-mod structural;
 pub(crate) mod runners;
+mod structural;
 mod verifier;
 pub mod window;
 
