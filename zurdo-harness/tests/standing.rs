@@ -77,3 +77,33 @@ fn a_standing_set_over_budget_stops_with_exit_3() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_structural_standing_rule_is_checked_on_every_iteration() {
+    // The library's entry point must keep being called; an attempt that
+    // deletes its only caller breaks the rule, and the retry restores it.
+    let rule = "[[verification.standing]]\nhint = \"[callers: f from run]\"\nwhy = \"run keeps calling f\"\n";
+    let script = r#"{"attempts": [
+        {"write": {"out.txt": "x", "src/lib.rs": "pub fn f() {}\npub fn run() {}\n"}},
+        {"write": {"src/lib.rs": "pub fn f() {}\npub fn run() { f(); }\n"}, "echo_prompt_to": "prompt-2.txt"}
+    ]}"#;
+    let r = setup(rule, script);
+    std::fs::write(
+        r.path().join("src/lib.rs"),
+        "pub fn f() {}\npub fn run() { f(); }\n",
+    )
+    .expect("write");
+    let out = run(r.path());
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let state = state(r.path());
+    let first = &state["tasks"][0]["iterations"][0];
+    assert_eq!(first["passed"], false, "{first:#}");
+    assert_eq!(
+        first["standing_failures"][0],
+        "standing rule broken: [callers: f from run] — run keeps calling f"
+    );
+    let prompt = std::fs::read_to_string(r.path().join("prompt-2.txt")).expect("second prompt");
+    assert!(prompt.starts_with("# Standing Rules"), "{prompt}");
+    assert_eq!(state["tasks"][0]["iterations"][1]["passed"], true);
+}
