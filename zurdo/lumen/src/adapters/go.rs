@@ -40,11 +40,30 @@
 //!   `["Config"]` and a `qualified_type` `pkg.Type` → `["pkg", "Type"]`,
 //!   neither a call. Predeclared types (`int`, `error`, `any`, …) and the
 //!   type parameters in scope are not recorded, nor is a method's receiver
-//!   type (it is part of the method's definition).
+//!   type (it is part of the method's definition);
+//! * a name used as a value without a call (`n := MaxRetries`,
+//!   `sort.Slice(xs, less)`, `f := helper`, `[N]int`) → `["MaxRetries"]`,
+//!   not a call. Not recorded: definitions' own names, binding sites
+//!   (parameters, results, receivers, type parameters, `:=`, `var`, `range`
+//!   and `select` variables, type-switch bindings), struct-literal keys
+//!   (`Config{Port: 1}`; a key is a value only in a map, slice or array
+//!   literal), labels, `_`, the predeclared identifiers (`nil`, `true`,
+//!   `iota`, `len`, `int`, …), and **locals**: a name bound anywhere in the
+//!   enclosing top-level function or method (its receiver, parameters and
+//!   results, and every `:=`, `var`, `range`, `select` and type-switch
+//!   binding in its body, function literals included; a simple per-function
+//!   set, so shadowing is not tracked). Package-level names are not locals;
+//!   local `const`s are definitions, so reading one is recorded;
+//! * a selector read without a call whose operand is a name that is not a
+//!   local, `t := config.Timeout` → `["config", "Timeout"]` with `member`
+//!   set (a longer chain `pkg.Var.Field` records its first two segments);
+//!   a selector on a local or on an expression (`c.Port`, `f().X`) records
+//!   nothing for the field, and the expression is walked.
 //!
-//! Not mapped: names used as values without a call (`f := helper`,
-//! `x := pkg.Max`, a field read `c.Port`), local variables, function
-//! literals (anonymous), labels, and imports.
+//! Not mapped: field reads on values (`c.Port`), function literals
+//! (anonymous), labels, and imports.
+
+use std::collections::HashSet;
 
 use tree_sitter::{Node, Tree};
 
@@ -77,6 +96,14 @@ const PREDECLARED: &[&str] = &[
     "uintptr",
 ];
 
+/// Go's other predeclared identifiers (constants, zero value, builtin
+/// functions) and the blank name: never recorded as values.
+const PREDECLARED_VALUES: &[&str] = &[
+    "_", "true", "false", "iota", "nil", "append", "cap", "clear", "close", "complex", "copy",
+    "delete", "imag", "len", "make", "max", "min", "new", "panic", "print", "println", "real",
+    "recover",
+];
+
 /// The scope a node is read in.
 #[derive(Debug, Clone)]
 struct Ctx {
@@ -88,6 +115,9 @@ struct Ctx {
     local: bool,
     /// Type parameter names in scope: uses of these are not references.
     type_params: Vec<String>,
+    /// The locals of the enclosing top-level function (an index into
+    /// `Walker::locals`); `None` at package level.
+    locals: Option<usize>,
 }
 
 /// One pending node: the node and the index of its context.
@@ -97,6 +127,8 @@ type Item<'t> = (Node<'t>, usize);
 struct Walker<'s> {
     source: &'s [u8],
     ctxs: Vec<Ctx>,
+    /// One set of local names per top-level function or method.
+    locals: Vec<HashSet<String>>,
     out: Extracted,
 }
 
@@ -118,7 +150,9 @@ pub fn extract(tree: &Tree, source: &[u8], module: &[String]) -> Extracted {
             caller: Vec::new(),
             local: false,
             type_params: Vec::new(),
+            locals: None,
         }],
+        locals: Vec::new(),
         out: Extracted::default(),
     };
     let mut stack: Vec<Item> = vec![(root, 0)];
@@ -175,9 +209,179 @@ fn push_children<'t>(stack: &mut Vec<Item<'t>>, node: Node<'t>, ctx: usize, skip
     stack.extend(children.into_iter().rev().map(|c| (c, ctx)));
 }
 
+/// Pushes `node`'s named children except those in the fields named in
+/// `skip`, so that they pop in source order.
+fn push_except_fields<'t>(stack: &mut Vec<Item<'t>>, node: Node<'t>, ctx: usize, skip: &[&str]) {
+    let mut items: Vec<Item<'t>> = Vec::new();
+    let mut cursor = node.walk();
+    if cursor.goto_first_child() {
+        loop {
+            let child = cursor.node();
+            let skipped = cursor.field_name().is_some_and(|f| skip.contains(&f));
+            if child.is_named() && !skipped {
+                items.push((child, ctx));
+            }
+            if !cursor.goto_next_sibling() {
+                break;
+            }
+        }
+    }
+    stack.extend(items.into_iter().rev());
+}
+
+/// The operand at the root of a selector chain (`a` in `a.b.c`).
+fn chain_root(node: Node) -> Option<Node> {
+    let mut current = node;
+    while current.kind() == "selector_expression" {
+        current = current.child_by_field_name("operand")?;
+    }
+    Some(current)
+}
+
+/// True when `node` (a `range_clause` or `receive_statement`) declares its
+/// left side with `:=`.
+fn declares(node: Node) -> bool {
+    let mut cursor = node.walk();
+    let found = node.children(&mut cursor).any(|c| c.kind() == ":=");
+    found
+}
+
+/// The identifiers a binding's side lists: the node itself, or the
+/// identifiers of an `expression_list`.
+fn bound_identifiers(node: Node) -> Vec<Node> {
+    match node.kind() {
+        "identifier" => vec![node],
+        "expression_list" => {
+            let mut cursor = node.walk();
+            let names: Vec<Node> = node
+                .named_children(&mut cursor)
+                .filter(|c| c.kind() == "identifier")
+                .collect();
+            names
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// True when the `keyed_element`'s key is a value: in a map, slice or
+/// array literal (a struct literal's keys are field names; an element of a
+/// nested literal has an unknown type and is taken as a struct).
+fn key_is_value(keyed: Node) -> bool {
+    let literal = keyed
+        .parent()
+        .filter(|p| p.kind() == "literal_value")
+        .and_then(|p| p.parent())
+        .filter(|c| c.kind() == "composite_literal");
+    let ty = literal.and_then(|l| l.child_by_field_name("type"));
+    matches!(
+        ty.map(|t| t.kind()),
+        Some("map_type" | "slice_type" | "array_type" | "implicit_length_array_type")
+    )
+}
+
 impl<'s> Walker<'s> {
     fn text(&self, node: Node) -> String {
         text(node, self.source)
+    }
+
+    /// The names bound anywhere in the function `root` (its receiver,
+    /// parameters, results and body, function literals included).
+    fn scan_locals(&self, root: Node) -> HashSet<String> {
+        let mut names = HashSet::new();
+        let mut stack = vec![root];
+        while let Some(n) = stack.pop() {
+            let mut bound: Vec<Node> = Vec::new();
+            match n.kind() {
+                "parameter_declaration" | "variadic_parameter_declaration" | "var_spec" => {
+                    let mut cursor = n.walk();
+                    bound.extend(
+                        n.children_by_field_name("name", &mut cursor)
+                            .filter(|c| c.kind() == "identifier"),
+                    );
+                }
+                "short_var_declaration" => {
+                    bound.extend(
+                        n.child_by_field_name("left")
+                            .map(bound_identifiers)
+                            .unwrap_or_default(),
+                    );
+                }
+                "range_clause" | "receive_statement" if declares(n) => {
+                    bound.extend(
+                        n.child_by_field_name("left")
+                            .map(bound_identifiers)
+                            .unwrap_or_default(),
+                    );
+                }
+                "type_switch_statement" => {
+                    bound.extend(
+                        n.child_by_field_name("alias")
+                            .map(bound_identifiers)
+                            .unwrap_or_default(),
+                    );
+                }
+                _ => {}
+            }
+            for b in bound {
+                names.insert(self.text(b));
+            }
+            let mut cursor = n.walk();
+            stack.extend(n.named_children(&mut cursor));
+        }
+        names
+    }
+
+    /// The locals index for a function `node` read in `ctx`: the enclosing
+    /// function's when there is one, else a new set scanned from `node`.
+    fn locals_for(&mut self, node: Node, ctx: usize) -> usize {
+        if let Some(i) = self.ctxs[ctx].locals {
+            return i;
+        }
+        let names = self.scan_locals(node);
+        self.locals.push(names);
+        self.locals.len() - 1
+    }
+
+    /// True when `name` read in `ctx` may name something defined elsewhere:
+    /// not blank, predeclared, a type parameter or a local.
+    fn is_value_name(&self, name: &str, ctx: usize) -> bool {
+        let c = &self.ctxs[ctx];
+        !name.is_empty()
+            && !PREDECLARED.contains(&name)
+            && !PREDECLARED_VALUES.contains(&name)
+            && !c.type_params.iter().any(|t| t == name)
+            && !c
+                .locals
+                .and_then(|i| self.locals.get(i))
+                .is_some_and(|l| l.contains(name))
+    }
+
+    /// An identifier in a value position.
+    fn value(&mut self, node: Node, ctx: usize) {
+        let name = self.text(node);
+        if self.is_value_name(&name, ctx) {
+            self.refer(vec![name], false, false, node, ctx);
+        }
+    }
+
+    /// A selector read without a call: `pkg.Name` on a non-local name is a
+    /// member reference; otherwise the operand is walked.
+    fn selector_read<'t>(&mut self, node: Node<'t>, ctx: usize, stack: &mut Vec<Item<'t>>) {
+        let operand = node.child_by_field_name("operand");
+        let field = node.child_by_field_name("field");
+        if let (Some(operand), Some(field)) = (operand, field) {
+            if operand.kind() == "identifier" {
+                let name = self.text(operand);
+                if self.is_value_name(&name, ctx) {
+                    let path = vec![name, self.text(field)];
+                    self.refer(path, true, false, field, ctx);
+                }
+                return;
+            }
+            stack.push((operand, ctx));
+            return;
+        }
+        push_children(stack, node, ctx, &[]);
     }
 
     fn define(&mut self, path: Vec<String>, kind: Kind, at: Node, target: Vec<String>) {
@@ -249,7 +453,11 @@ impl<'s> Walker<'s> {
             "function_declaration" => self.function(node, ctx, stack),
             "method_declaration" => self.method(node, ctx, stack),
             "func_literal" => {
-                let inner = self.child_ctx(ctx, |c| c.local = true);
+                let locals = self.locals_for(node, ctx);
+                let inner = self.child_ctx(ctx, |c| {
+                    c.local = true;
+                    c.locals = Some(locals);
+                });
                 push_children(stack, node, inner, &[]);
             }
             "type_spec" => self.type_spec(node, ctx, stack),
@@ -260,20 +468,55 @@ impl<'s> Walker<'s> {
                 self.value_spec(node, ctx, stack, define);
             }
             "call_expression" => {
+                // The callee is recorded as a call, not walked again as a
+                // value; a selector chain rooted in an expression
+                // (`f(x).Load()`) still walks that expression.
+                let mut skip = Vec::new();
+                let mut root = None;
                 if let Some(callee) = node.child_by_field_name("function") {
                     match callee.kind() {
                         "identifier" => {
                             let name = self.text(callee);
                             self.refer(vec![name], false, true, callee, ctx);
+                            skip.push(callee);
                         }
                         "selector_expression" => {
                             let (path, at) = self.selector_path(callee);
                             self.refer(path, true, true, at, ctx);
+                            skip.push(callee);
+                            root = chain_root(callee).filter(|r| r.kind() != "identifier");
                         }
                         _ => {}
                     }
                 }
-                push_children(stack, node, ctx, &[]);
+                push_children(stack, node, ctx, &skip);
+                stack.extend(root.map(|r| (r, ctx)));
+            }
+            "identifier" => self.value(node, ctx),
+            "selector_expression" => self.selector_read(node, ctx, stack),
+            // Binding sites: only their types and values are walked.
+            "parameter_declaration"
+            | "variadic_parameter_declaration"
+            | "type_parameter_declaration" => push_except_fields(stack, node, ctx, &["name"]),
+            "short_var_declaration" => push_except_fields(stack, node, ctx, &["left"]),
+            "range_clause" | "receive_statement" if declares(node) => {
+                push_except_fields(stack, node, ctx, &["left"])
+            }
+            "type_switch_statement" => push_except_fields(stack, node, ctx, &["alias"]),
+            "keyed_element" if !key_is_value(node) => {
+                // A struct literal's field key is not a value; a key that is
+                // an expression (`{f(): 1}`) is walked.
+                let key = node.child_by_field_name("key");
+                let bare = key.filter(|k| {
+                    let mut cursor = k.walk();
+                    let named: Vec<Node> = k.named_children(&mut cursor).collect();
+                    k.kind() == "identifier"
+                        || (named.len() == 1 && named[0].kind() == "identifier")
+                });
+                match bare {
+                    Some(_) => push_except_fields(stack, node, ctx, &["key"]),
+                    None => push_children(stack, node, ctx, &[]),
+                }
             }
             "type_conversion_expression" => self.conversion(node, ctx, stack),
             "type_identifier" => {
@@ -300,11 +543,13 @@ impl<'s> Walker<'s> {
         let path = join(&self.ctxs[ctx].scope, &self.text(name));
         self.define(path.clone(), Kind::Function, name, Vec::new());
         let params = self.type_params(node.child_by_field_name("type_parameters"));
+        let locals = self.locals_for(node, ctx);
         let inner = self.child_ctx(ctx, |c| {
             c.scope = path.clone();
             c.caller = path;
             c.local = true;
             c.type_params.extend(params);
+            c.locals = Some(locals);
         });
         push_children(stack, node, inner, &[name]);
     }
@@ -326,11 +571,13 @@ impl<'s> Walker<'s> {
         }
         path.push(self.text(name));
         self.define(path.clone(), Kind::Method, name, Vec::new());
+        let locals = self.locals_for(node, ctx);
         let inner = self.child_ctx(ctx, |c| {
             c.scope = path.clone();
             c.caller = path;
             c.local = true;
             c.type_params.extend(params);
+            c.locals = Some(locals);
         });
         let mut skip = vec![name];
         skip.extend(receiver);
@@ -804,6 +1051,125 @@ func Run() {
         assert!(chain.is_some_and(|r| r.member && r.call));
         let y = f.references.iter().find(|r| r.path == ["compute"]);
         assert!(y.is_some_and(|r| r.caller.is_empty()));
+    }
+
+    fn has(f: &FileIndex, path: &[&str]) -> bool {
+        f.references
+            .iter()
+            .any(|r| r.path.iter().map(String::as_str).eq(path.iter().copied()))
+    }
+
+    #[test]
+    fn names_used_as_values_are_references_and_locals_are_not() {
+        let src = "package store\nconst MaxRetries = 3\nfunc less(a, b int) bool { return a < b }\nfunc Run(xs []int) int { n := MaxRetries; sort.Slice(xs, func(i, j int) bool { return less(xs[i], xs[j]) }); f := less; _ = f; t := config.Timeout; return n + t }";
+        let f = index("store/run.go", src);
+        assert!(!f.syntax_errors);
+        let max: Vec<_> = f
+            .references
+            .iter()
+            .filter(|r| r.path == ["MaxRetries"])
+            .collect();
+        assert_eq!(max.len(), 1, "{:#?}", f.references);
+        assert!(!max[0].call && !max[0].member);
+        assert_eq!(max[0].caller, ["store", "Run"]);
+        assert_eq!(max[0].line, 4);
+
+        let less: Vec<_> = f.references.iter().filter(|r| r.path == ["less"]).collect();
+        assert_eq!(less.len(), 2, "the call and `f := less`: {less:#?}");
+        assert!(less.iter().any(|r| r.call));
+        assert!(less
+            .iter()
+            .any(|r| !r.call && !r.member && r.caller == ["store", "Run"]));
+
+        let timeout: Vec<_> = f
+            .references
+            .iter()
+            .filter(|r| r.path == ["config", "Timeout"])
+            .collect();
+        assert_eq!(timeout.len(), 1);
+        assert!(timeout[0].member && !timeout[0].call);
+        assert_eq!(timeout[0].caller, ["store", "Run"]);
+        // The selector's field is not recorded on its own.
+        assert!(!has(&f, &["Timeout"]));
+
+        // The callee of `sort.Slice(...)` is recorded once, as a call.
+        let slice: Vec<_> = f
+            .references
+            .iter()
+            .filter(|r| r.path == ["sort", "Slice"])
+            .collect();
+        assert!(slice.len() == 1 && slice[0].call);
+        for local in [
+            "n", "xs", "i", "j", "f", "t", "a", "b", "_", "sort", "config",
+        ] {
+            assert!(!has(&f, &[local]), "{local}: {:#?}", f.references);
+        }
+    }
+
+    #[test]
+    fn binding_sites_keys_and_predeclared_names_are_not_values() {
+        let src = r#"package app
+
+var Default = Limit
+const Size = 4
+
+type Handler func(w Writer) error
+
+func (s *Server) Serve(items map[string]int) (err error) {
+	for k, v := range items { use(k, v, Default) }
+	switch x := s.cfg.(type) { default: _ = x }
+	select { case m, ok := <-s.ch: _, _ = m, ok }
+	c := Config{Port: Size, Host: host.Name}
+	m := map[Kind]int{KindA: 1}
+	arr := [Size]int{}
+	var local = nil
+	done := len(arr) > 0 && true
+	_, _, _, _ = c, m, local, done
+	s.port = DefaultPort
+	return err
+}
+
+func Gen[T any](v T) T { var zero T; _ = zero; return v }
+"#;
+        let f = index("app/server.go", src);
+        assert!(!f.syntax_errors);
+        // Package-level and package-qualified names are values.
+        for (path, member) in [
+            (&["Limit"][..], false),
+            (&["Default"][..], false),
+            (&["Size"][..], false),
+            (&["host", "Name"][..], true),
+            (&["KindA"][..], false),
+            (&["DefaultPort"][..], false),
+        ] {
+            let found = f
+                .references
+                .iter()
+                .find(|r| r.path.iter().map(String::as_str).eq(path.iter().copied()));
+            assert!(
+                found.is_some_and(|r| !r.call && r.member == member),
+                "{path:?}: {:#?}",
+                f.references
+            );
+        }
+        let size: Vec<_> = f.references.iter().filter(|r| r.path == ["Size"]).collect();
+        assert_eq!(size.len(), 2, "the struct value and the array length");
+        assert!(size.iter().all(|r| r.caller == ["app", "Server", "Serve"]));
+        let limit = f.references.iter().find(|r| r.path == ["Limit"]);
+        assert!(limit.is_some_and(|r| r.caller.is_empty()));
+        // Binding sites, locals, struct keys, predeclared names and type
+        // parameters are not.
+        for noise in [
+            "w", "s", "items", "err", "k", "v", "x", "m", "ok", "c", "arr", "local", "done",
+            "Port", "Host", "nil", "true", "len", "T", "zero", "cfg", "ch", "port",
+        ] {
+            assert!(
+                !f.references.iter().any(|r| r.path == [noise] && !r.call),
+                "{noise}: {:#?}",
+                f.references
+            );
+        }
+        assert!(!has(&f, &["s", "cfg"]) && !has(&f, &["s", "port"]));
     }
 
     #[test]
