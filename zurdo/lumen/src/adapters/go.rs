@@ -1206,5 +1206,17 @@ func Gen[T any](v T) T { var zero T; _ = zero; return v }
         assert!(kind_of(&f, "deep::F").is_some());
         let calls = f.references.iter().filter(|r| r.path == ["f"]).count();
         assert_eq!(calls, depth);
+        // Nested function literals and parentheses around a value.
+        let src = format!(
+            "package deep\n\nfunc G() {{ _ = {}({}R{}){} }}\n",
+            "func(x int) int { return ".repeat(depth),
+            "(".repeat(depth),
+            ")".repeat(depth),
+            " }(1)".repeat(depth)
+        );
+        let f = index("deep/x.go", &src);
+        let r: Vec<_> = f.references.iter().filter(|r| r.path == ["R"]).collect();
+        assert!(r.len() == 1 && r[0].caller == ["deep", "G"] && !r[0].call);
+        assert!(!f.references.iter().any(|r| r.path == ["x"]));
     }
 }

@@ -62,16 +62,38 @@
 //! * `extends Base` (a value) and `implements I` → references, not calls;
 //! * TypeScript type uses: `type_identifier` → `["Foo"]`,
 //!   `nested_type_identifier` → `["ns", "Foo"]`, not calls. Type parameters
-//!   in scope are not recorded.
+//!   in scope are not recorded;
+//! * a name used as a value without a call (`const v = VERSION`,
+//!   `xs.reduce(add, 0)`, `export default App`, `{ add }`, `typeof X`) →
+//!   `["VERSION"]`, not a call. Not recorded: definitions' own names,
+//!   binding sites (parameters, `const`/`let`/`var` declarators,
+//!   destructuring patterns, `for … of/in` and `catch` variables, a named
+//!   function expression's name), object-literal keys, property names
+//!   (`b` in `a.b`), JSX element and attribute names, labels, `this`,
+//!   `super`, `undefined`, `arguments`, and **locals**: a name bound
+//!   anywhere in the enclosing outermost function (its parameters and every
+//!   declarator, destructuring, `for` and `catch` binding in its body,
+//!   nested callbacks included; a simple per-function set, so shadowing is
+//!   not tracked). Module-level names are not locals; nested function
+//!   declarations and function- or class-valued declarators inside a
+//!   function are definitions (`outer::inner`), so using one as a value is
+//!   recorded;
+//! * a member read without a call whose object is a name that is not a
+//!   local (nor `this`), `config.TIMEOUT` → `["config", "TIMEOUT"]` with
+//!   `member` set (a longer chain `a.b.c` records its first two segments);
+//!   on a local or an expression (`v.length`, `f().x`) the property records
+//!   nothing and the expression is walked.
 //!
-//! A definition's own name is never a reference. Not mapped: names used as
-//! values without a call (`xs.reduce(add)`, a constant read), default
-//! imports, plain (unrenamed) imports and local `export { a }` lists,
-//! `export * from`, destructured declarations
+//! A definition's own name is never a reference. Not mapped: property
+//! reads on values (`v.length`, `this.title`), default imports, plain
+//! (unrenamed) imports and local `export { a }` lists, `export * from`,
+//! destructured declarations
 //! (`const { a } = …`), CommonJS exports (`module.exports = …`,
 //! `exports.f = function …`), prototype assignments, object-literal
 //! methods, computed member names, `declare global`, and calls through
 //! `super(...)` or a dynamic `import(...)`.
+
+use std::collections::HashSet;
 
 use tree_sitter::{Node, Tree};
 
@@ -88,7 +110,21 @@ enum Pos {
     Member,
     /// Anywhere else.
     Other,
+    /// A binding pattern (a parameter, a destructuring target): its names
+    /// are not uses; only default values and computed keys are walked.
+    Pattern,
 }
+
+/// Names that are never references when used as values.
+const NOT_VALUES: &[&str] = &[
+    "this",
+    "super",
+    "undefined",
+    "arguments",
+    "null",
+    "true",
+    "false",
+];
 
 /// The scope a node is read in.
 #[derive(Debug, Clone)]
@@ -101,6 +137,9 @@ struct Ctx {
     in_function: bool,
     /// Type parameter names in scope: uses of these are not references.
     type_params: Vec<String>,
+    /// The locals of the enclosing outermost function (an index into
+    /// `Walker::locals`); `None` outside functions.
+    locals: Option<usize>,
 }
 
 /// One pending node: the node, the index of its context, and its position.
@@ -110,6 +149,8 @@ type Item<'t> = (Node<'t>, usize, Pos);
 struct Walker<'s> {
     source: &'s [u8],
     ctxs: Vec<Ctx>,
+    /// One set of local names per outermost function.
+    locals: Vec<HashSet<String>>,
     out: Extracted,
 }
 
@@ -124,7 +165,9 @@ pub fn extract(tree: &Tree, source: &[u8], module: &[String]) -> Extracted {
             caller: Vec::new(),
             in_function: false,
             type_params: Vec::new(),
+            locals: None,
         }],
+        locals: Vec::new(),
         out: Extracted::default(),
     };
     let root = tree.root_node();
@@ -173,6 +216,48 @@ fn push_children<'t>(
         .filter(|c| c.is_named() && !skip.iter().any(|s| s.id() == c.id()))
         .collect();
     stack.extend(children.into_iter().rev().map(|c| (c, ctx, pos)));
+}
+
+/// Pushes `node`'s named children so that they pop in source order, each
+/// with the position `pos_of` gives it from its field name (`None`: not
+/// pushed).
+fn push_fields<'t>(
+    stack: &mut Vec<Item<'t>>,
+    node: Node<'t>,
+    ctx: usize,
+    pos_of: impl Fn(Option<&str>) -> Option<Pos>,
+) {
+    let mut items: Vec<Item<'t>> = Vec::new();
+    let mut cursor = node.walk();
+    if cursor.goto_first_child() {
+        loop {
+            let child = cursor.node();
+            if child.is_named() {
+                if let Some(pos) = pos_of(cursor.field_name()) {
+                    items.push((child, ctx, pos));
+                }
+            }
+            if !cursor.goto_next_sibling() {
+                break;
+            }
+        }
+    }
+    stack.extend(items.into_iter().rev());
+}
+
+/// True for an anonymous function value (or an object-literal or
+/// anonymous-class method) that opens a scope of locals.
+fn is_function_node(kind: &str) -> bool {
+    is_function_value(kind) || kind == "method_definition"
+}
+
+/// The object at the root of a member chain (`a` in `a.b.c`).
+fn chain_root(node: Node) -> Option<Node> {
+    let mut current = node;
+    while current.kind() == "member_expression" {
+        current = current.child_by_field_name("object")?;
+    }
+    Some(current)
 }
 
 /// True for a value that makes its variable a function.
@@ -292,15 +377,179 @@ impl<'s> Walker<'s> {
     /// A context for the body of the function or method symbol `path`.
     fn function_ctx(&mut self, parent: usize, path: Vec<String>, node: Node) -> usize {
         let params = self.type_params(node);
+        let locals = self.locals_for(node, parent, true);
         self.child_ctx(parent, |c| {
             c.scope = path.clone();
             c.caller = path;
             c.in_function = true;
             c.type_params.extend(params);
+            c.locals = Some(locals);
         })
     }
 
+    /// The locals index for a function `node` read in `ctx`: the enclosing
+    /// function's when there is one, else a new set scanned from `node`.
+    /// `defines` tells whether function- and class-valued declarators in it
+    /// are definitions (and so not locals).
+    fn locals_for(&mut self, node: Node, ctx: usize, defines: bool) -> usize {
+        if let Some(i) = self.ctxs[ctx].locals {
+            return i;
+        }
+        let names = self.scan_locals(node, defines);
+        self.locals.push(names);
+        self.locals.len() - 1
+    }
+
+    /// The names bound anywhere in the function `root`: parameters,
+    /// declarators, destructuring, `for … of/in` and `catch` bindings, named
+    /// function expressions, nested functions' included.
+    fn scan_locals(&self, root: Node, defines: bool) -> HashSet<String> {
+        let mut names = HashSet::new();
+        let mut stack = vec![root];
+        while let Some(n) = stack.pop() {
+            match n.kind() {
+                "formal_parameters" => {
+                    let mut cursor = n.walk();
+                    for p in n.named_children(&mut cursor) {
+                        self.pattern_names(p, &mut names);
+                    }
+                }
+                "arrow_function" => {
+                    if let Some(p) = n.child_by_field_name("parameter") {
+                        self.pattern_names(p, &mut names);
+                    }
+                }
+                "variable_declarator" => {
+                    let value = n.child_by_field_name("value").map(|v| v.kind());
+                    let defined =
+                        defines && value.is_some_and(|v| is_function_value(v) || v == "class");
+                    match n.child_by_field_name("name") {
+                        Some(name) if !(defined && name.kind() == "identifier") => {
+                            self.pattern_names(name, &mut names)
+                        }
+                        _ => {}
+                    }
+                }
+                "for_in_statement" if n.child_by_field_name("kind").is_some() => {
+                    if let Some(left) = n.child_by_field_name("left") {
+                        self.pattern_names(left, &mut names);
+                    }
+                }
+                "catch_clause" => {
+                    if let Some(p) = n.child_by_field_name("parameter") {
+                        self.pattern_names(p, &mut names);
+                    }
+                }
+                "function_expression" | "function" | "generator_function" => {
+                    if let Some(name) = n.child_by_field_name("name") {
+                        names.insert(self.text(name));
+                    }
+                }
+                _ => {}
+            }
+            let mut cursor = n.walk();
+            stack.extend(n.named_children(&mut cursor));
+        }
+        names
+    }
+
+    /// Adds the names a binding pattern binds (not its default values).
+    fn pattern_names(&self, node: Node, names: &mut HashSet<String>) {
+        let mut stack = vec![node];
+        while let Some(n) = stack.pop() {
+            match n.kind() {
+                "identifier" | "shorthand_property_identifier_pattern" => {
+                    names.insert(self.text(n));
+                }
+                "object_pattern" | "array_pattern" | "rest_pattern" => {
+                    let mut cursor = n.walk();
+                    stack.extend(n.named_children(&mut cursor));
+                }
+                "pair_pattern" => stack.extend(n.child_by_field_name("value")),
+                "assignment_pattern" | "object_assignment_pattern" => {
+                    stack.extend(n.child_by_field_name("left"))
+                }
+                "required_parameter" | "optional_parameter" => {
+                    stack.extend(n.child_by_field_name("pattern"))
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// True when `name` read in `ctx` may name something defined elsewhere:
+    /// not `this`, `undefined`, … nor a local.
+    fn is_value_name(&self, name: &str, ctx: usize) -> bool {
+        !name.is_empty()
+            && !NOT_VALUES.contains(&name)
+            && !self.ctxs[ctx]
+                .locals
+                .and_then(|i| self.locals.get(i))
+                .is_some_and(|l| l.contains(name))
+    }
+
+    /// An identifier in a value position.
+    fn value(&mut self, node: Node, ctx: usize) {
+        let name = self.text(node);
+        if self.is_value_name(&name, ctx) {
+            self.refer(vec![name], false, false, node, ctx);
+        }
+    }
+
+    /// A member read without a call: `ns.NAME` on a non-local name is a
+    /// member reference; otherwise the object is walked.
+    fn member_read<'t>(&mut self, node: Node<'t>, ctx: usize, stack: &mut Vec<Item<'t>>) {
+        let object = node.child_by_field_name("object");
+        let property = node.child_by_field_name("property");
+        match (object, property) {
+            (Some(o), Some(p)) if o.kind() == "identifier" => {
+                let name = self.text(o);
+                if self.is_value_name(&name, ctx) {
+                    let path = vec![name, self.text(p)];
+                    self.refer(path, true, false, p, ctx);
+                }
+            }
+            _ => push_fields(stack, node, ctx, |f| {
+                (f != Some("property")).then_some(Pos::Other)
+            }),
+        }
+    }
+
+    /// A node in a binding pattern: names are not walked, default values
+    /// and computed keys are; anything else (an assignment target such as
+    /// `a.b`) is walked as an expression.
+    fn pattern<'t>(&mut self, node: Node<'t>, ctx: usize, stack: &mut Vec<Item<'t>>) {
+        match node.kind() {
+            "identifier" | "shorthand_property_identifier_pattern" | "this" => {}
+            "object_pattern" | "array_pattern" | "rest_pattern" => {
+                push_children(stack, node, ctx, Pos::Pattern, &[])
+            }
+            "pair_pattern" => push_fields(stack, node, ctx, |f| match f {
+                Some("key") => Some(Pos::Other),
+                Some("value") => Some(Pos::Pattern),
+                _ => None,
+            }),
+            "assignment_pattern" | "object_assignment_pattern" => {
+                push_fields(stack, node, ctx, |f| match f {
+                    Some("left") => Some(Pos::Pattern),
+                    _ => Some(Pos::Other),
+                })
+            }
+            "required_parameter" | "optional_parameter" => {
+                push_fields(stack, node, ctx, |f| match f {
+                    Some("pattern") => Some(Pos::Pattern),
+                    _ => Some(Pos::Other),
+                })
+            }
+            _ => stack.push((node, ctx, Pos::Other)),
+        }
+    }
+
     fn visit<'t>(&mut self, node: Node<'t>, ctx: usize, pos: Pos, stack: &mut Vec<Item<'t>>) {
+        if pos == Pos::Pattern {
+            self.pattern(node, ctx, stack);
+            return;
+        }
         match node.kind() {
             "import_statement" => self.import(node, ctx),
             "export_statement" => {
@@ -369,17 +618,47 @@ impl<'s> Walker<'s> {
             {
                 self.field(node, ctx, stack)
             }
-            "call_expression" => {
-                if let Some(callee) = node.child_by_field_name("function") {
-                    self.callee(callee, ctx);
-                }
-                push_children(stack, node, ctx, Pos::Other, &[]);
-            }
-            "new_expression" => {
-                if let Some(callee) = node.child_by_field_name("constructor") {
-                    self.callee(callee, ctx);
-                }
-                push_children(stack, node, ctx, Pos::Other, &[]);
+            "call_expression" => self.call(node, "function", ctx, stack),
+            "new_expression" => self.call(node, "constructor", ctx, stack),
+            "identifier" | "shorthand_property_identifier" => self.value(node, ctx),
+            "member_expression" => self.member_read(node, ctx, stack),
+            // Binding sites: their names are not uses.
+            "formal_parameters" => push_children(stack, node, ctx, Pos::Pattern, &[]),
+            "object_pattern"
+            | "array_pattern"
+            | "rest_pattern"
+            | "pair_pattern"
+            | "assignment_pattern"
+            | "object_assignment_pattern" => self.pattern(node, ctx, stack),
+            "for_in_statement" => push_fields(stack, node, ctx, |f| match f {
+                Some("left") => Some(Pos::Pattern),
+                _ => Some(Pos::Other),
+            }),
+            "catch_clause" => push_fields(stack, node, ctx, |f| match f {
+                Some("parameter") => Some(Pos::Pattern),
+                _ => Some(Pos::Other),
+            }),
+            "index_signature" | "type_predicate" => push_fields(stack, node, ctx, |f| {
+                (f != Some("name")).then_some(Pos::Other)
+            }),
+            "import_alias" | "jsx_namespace_name" => {}
+            kind if is_function_node(kind) => {
+                // An anonymous function (or one whose symbol was defined by
+                // its declarator): the outermost one opens a set of locals.
+                let locals = self.locals_for(node, ctx, self.ctxs[ctx].in_function);
+                let inner = if self.ctxs[ctx].locals == Some(locals) {
+                    ctx
+                } else {
+                    self.child_ctx(ctx, |c| c.locals = Some(locals))
+                };
+                // A function expression's own name is a binding; a method's
+                // is a property name (a computed one is walked).
+                let named_binding = kind != "method_definition";
+                push_fields(stack, node, inner, |f| match f {
+                    Some("parameter") => Some(Pos::Pattern),
+                    Some("name") if named_binding => None,
+                    _ => Some(Pos::Other),
+                });
             }
             "jsx_opening_element" | "jsx_self_closing_element" => {
                 if let Some(name) = node.child_by_field_name("name") {
@@ -397,7 +676,10 @@ impl<'s> Walker<'s> {
                         _ => {}
                     }
                 }
-                push_children(stack, node, ctx, Pos::Other, &[]);
+                // The element's name is not walked as a value.
+                push_fields(stack, node, ctx, |f| {
+                    (f != Some("name")).then_some(Pos::Other)
+                });
             }
             "jsx_closing_element" => {}
             "class_heritage" => {
@@ -439,18 +721,35 @@ impl<'s> Walker<'s> {
         }
     }
 
-    /// Records a call of `callee` (an identifier or member chain).
-    fn callee(&mut self, callee: Node, ctx: usize) {
+    /// A call or `new`: its callee (the child in `field`) is recorded as a
+    /// call and not walked again as a value; a member chain rooted in an
+    /// expression (`f(x).m()`) still walks that expression.
+    fn call<'t>(&mut self, node: Node<'t>, field: &str, ctx: usize, stack: &mut Vec<Item<'t>>) {
+        let callee = node.child_by_field_name(field);
+        let recorded = callee.filter(|c| self.callee(*c, ctx));
+        push_children(stack, node, ctx, Pos::Other, &Vec::from_iter(recorded));
+        let root = recorded
+            .filter(|c| c.kind() == "member_expression")
+            .and_then(chain_root)
+            .filter(|r| !matches!(r.kind(), "identifier" | "this" | "super"));
+        stack.extend(root.map(|r| (r, ctx, Pos::Other)));
+    }
+
+    /// Records a call of `callee` (an identifier or member chain); false
+    /// for anything else (to be walked instead).
+    fn callee(&mut self, callee: Node, ctx: usize) -> bool {
         match callee.kind() {
             "identifier" => {
                 let name = self.text(callee);
                 self.refer(vec![name], false, true, callee, ctx);
+                true
             }
             "member_expression" => {
                 let (path, at) = self.member_path(callee);
                 self.refer(path, true, true, at, ctx);
+                true
             }
-            _ => {}
+            _ => false,
         }
     }
 
@@ -675,7 +974,7 @@ impl<'s> Walker<'s> {
             }
             let Some(name) = name.filter(|n| n.kind() == "identifier") else {
                 // A destructuring pattern: only its default values are walked.
-                items.extend(name.map(|n| (n, ctx, Pos::Other)));
+                items.extend(name.map(|n| (n, ctx, Pos::Pattern)));
                 items.extend(value.map(|v| (v, ctx, Pos::Other)));
                 continue;
             };
@@ -1193,6 +1492,146 @@ import fs = require("fs");
         assert!(map.iter().any(|r| r.call) && map.iter().any(|r| !r.call));
     }
 
+    /// A value use: not a call, `member` as given.
+    fn value_use<'f>(file: &'f FileIndex, path: &[&str], member: bool) -> Vec<&'f Reference> {
+        find(file, path)
+            .into_iter()
+            .filter(|r| !r.call && r.member == member)
+            .collect()
+    }
+
+    #[test]
+    fn typescript_names_used_as_values_are_references_and_locals_are_not() {
+        let src = "export const VERSION = \"1\";\nfunction add(a: number, b: number) { return a + b }\nexport function total(xs: number[]) { const sum = xs.reduce(add, 0); const v = VERSION; const t = config.TIMEOUT; return sum + v.length + t }\n";
+        let f = index_file(Language::TypeScript, "src/calc.ts", src.as_bytes());
+        assert!(!f.syntax_errors);
+        let version = value_use(&f, &["VERSION"], false);
+        assert_eq!(version.len(), 1, "{:#?}", f.references);
+        assert_eq!(version[0].caller, ["calc", "total"]);
+        assert_eq!(version[0].line, 3);
+        let add = value_use(&f, &["add"], false);
+        assert_eq!(add.len(), 1, "{:#?}", f.references);
+        assert_eq!(add[0].caller, ["calc", "total"]);
+        let timeout = value_use(&f, &["config", "TIMEOUT"], true);
+        assert_eq!(timeout.len(), 1, "{:#?}", f.references);
+        assert_eq!(timeout[0].caller, ["calc", "total"]);
+        // The property is not recorded on its own; the callee `xs.reduce`
+        // is recorded once, as a call.
+        assert!(find(&f, &["TIMEOUT"]).is_empty());
+        let reduce = find(&f, &["xs", "reduce"]);
+        assert!(reduce.len() == 1 && reduce[0].call);
+        for local in ["sum", "xs", "v", "t", "a", "b", "length", "config"] {
+            assert!(
+                find(&f, &[local]).is_empty(),
+                "{local}: {:#?}",
+                f.references
+            );
+        }
+        assert!(find(&f, &["v", "length"]).is_empty());
+    }
+
+    #[test]
+    fn javascript_names_used_as_values_and_binding_sites() {
+        let src = "import { LIMIT } from './limits';\n\
+                   const handlers = { onSave };\n\
+                   export default function run(items, { retries = RETRIES, ...rest }, [first] = DEFAULTS) {\n\
+                   \x20 let count = 0;\n\
+                   \x20 for (const item of items) { count += item.size > LIMIT ? 1 : 0; }\n\
+                   \x20 try { items.forEach((x, i) => use(x, i, first, rest, arguments)); } catch (err) { report(err, this, undefined) }\n\
+                   \x20 const named = function self() { return self; };\n\
+                   \x20 outer: for (const k in handlers) { if (k) break outer; }\n\
+                   \x20 const o = { [KEY]: count, label: TEXT, named };\n\
+                   \x20 return <Panel title={TITLE} onClick={handlers.onSave}>{o}</Panel>;\n\
+                   }\n\
+                   export { handlers as byName };\n";
+        let f = index_file(Language::JavaScript, "src/jobs/run.jsx", src.as_bytes());
+        assert!(!f.syntax_errors);
+        let run = ["jobs", "run", "run"];
+        // Read inside the function: imported and module-level names,
+        // default values of parameters, computed keys and JSX expressions.
+        for name in [
+            "LIMIT", "RETRIES", "DEFAULTS", "KEY", "TEXT", "TITLE", "handlers",
+        ] {
+            let uses = value_use(&f, &[name], false);
+            assert!(
+                uses.iter().any(|r| r.caller == run),
+                "{name}: {:#?}",
+                f.references
+            );
+        }
+        // `{ onSave }` at top level reads `onSave`.
+        let on_save = value_use(&f, &["onSave"], false);
+        assert!(on_save.len() == 1 && on_save[0].caller.is_empty());
+        // `handlers.onSave` read (not called) in the function.
+        let member = value_use(&f, &["handlers", "onSave"], true);
+        assert!(member.len() == 1 && member[0].caller == run);
+        // Parameters, destructuring, `for`/`catch` bindings, locals, labels,
+        // keys, property names, JSX names and `this`/`arguments` are not.
+        for noise in [
+            "items",
+            "retries",
+            "rest",
+            "first",
+            "count",
+            "item",
+            "size",
+            "x",
+            "i",
+            "err",
+            "self",
+            "k",
+            "outer",
+            "o",
+            "label",
+            "title",
+            "onClick",
+            "Panel",
+            "arguments",
+            "this",
+            "undefined",
+            "run",
+        ] {
+            assert!(
+                value_use(&f, &[noise], false).is_empty(),
+                "{noise}: {:#?}",
+                f.references
+            );
+        }
+        assert!(find(&f, &["item", "size"]).is_empty());
+        // A function-valued declarator in a function is a definition
+        // (`run::named`), not a local: `{ named }` uses it.
+        assert_eq!(kind_of(&f, "jobs::run::run::named"), Some(Kind::Function));
+        assert_eq!(value_use(&f, &["named"], false).len(), 1);
+        assert_eq!(find(&f, &["Panel"]).len(), 1, "the component, as a call");
+        // Calls keep their single record.
+        assert_eq!(find(&f, &["use"]).len(), 1);
+        assert_eq!(find(&f, &["report"]).len(), 1);
+    }
+
+    #[test]
+    fn module_level_names_read_in_callbacks_and_nested_functions() {
+        let src = "const rate = 2;\n\
+                   export const scale = (xs: number[]) => xs.map(x => x * rate);\n\
+                   [1, 2].forEach(n => console.log(n, rate));\n\
+                   function outer() { function inner() { return rate } const arrow = () => 1; return [inner, arrow]; }\n";
+        let f = index_file(Language::TypeScript, "src/scale.ts", src.as_bytes());
+        let rate = value_use(&f, &["rate"], false);
+        let callers: Vec<String> = rate.iter().map(|r| r.caller.join("::")).collect();
+        assert_eq!(callers, ["scale::scale", "", "scale::outer::inner"]);
+        assert!(value_use(&f, &["n"], false).is_empty());
+        assert!(value_use(&f, &["x"], false).is_empty());
+        // Nested functions are definitions, not locals: using them as
+        // values is recorded.
+        for name in ["inner", "arrow"] {
+            let uses = value_use(&f, &[name], false);
+            assert!(
+                uses.len() == 1 && uses[0].caller == ["scale", "outer"],
+                "{name}: {:#?}",
+                f.references
+            );
+        }
+    }
+
     #[test]
     fn garbage_never_panics() {
         for language in [Language::TypeScript, Language::Tsx, Language::JavaScript] {
@@ -1222,12 +1661,30 @@ import fs = require("fs");
             ")".repeat(depth)
         );
         let arrays = format!("const a = {}0{};\n", "[".repeat(depth), "]".repeat(depth));
+        // Nested arrows and a nested destructuring pattern: the locals scan
+        // and the pattern walk are iterative too.
+        let arrows = format!(
+            "const R = 1;\nfunction f() {{ return {}R }}\n",
+            "(x) => ".repeat(depth)
+        );
+        let pattern = format!(
+            "function f() {{ const {}z{} = o; return z }}\n",
+            "{a: ".repeat(depth),
+            "}".repeat(depth)
+        );
         for language in [Language::TypeScript, Language::Tsx, Language::JavaScript] {
             let f = index_file(language, "src/deep.ts", calls.as_bytes());
             assert_eq!(find(&f, &["g"]).len(), depth);
             assert!(find(&f, &["g"]).iter().all(|r| r.caller == ["deep", "f"]));
             let f = index_file(language, "src/deep.ts", arrays.as_bytes());
             assert_eq!(kind_of(&f, "deep::a"), Some(Kind::Constant));
+            let f = index_file(language, "src/deep.ts", arrows.as_bytes());
+            let r = find(&f, &["R"]);
+            assert!(r.len() == 1 && r[0].caller == ["deep", "f"] && !r[0].call);
+            assert!(find(&f, &["x"]).is_empty());
+            let f = index_file(language, "src/deep.ts", pattern.as_bytes());
+            assert_eq!(find(&f, &["o"]).len(), 1);
+            assert!(find(&f, &["z"]).is_empty() && find(&f, &["a"]).is_empty());
         }
     }
 }
