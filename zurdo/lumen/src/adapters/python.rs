@@ -34,13 +34,39 @@
 //!   `metaclass=M` included), decorators (a bare `@name` / `@a.name` counts
 //!   as a call, since applying it calls it) and annotations (parameter,
 //!   return and variable types) → the name or dotted chain.
+//! * Names used as values (non-call): an identifier in an expression that
+//!   is not a local → `["name"]` (`retries = MAX_RETRIES`, `sorted(xs,
+//!   key=helper)`, a default value `def f(n=TIMEOUT)`, attributed to `f`
+//!   like the rest of its header); an attribute read `a.b.c` on a chain of
+//!   names whose first name is not `self`/`cls` or a local → the whole
+//!   chain, member (`settings.TIMEOUT` → `["settings", "TIMEOUT"]`). In a
+//!   `case` pattern, a dotted value (`Color.RED`) and a class pattern's
+//!   class (`Point(x=…)`) are uses; subscripted targets use their object
+//!   and index (`CACHE[k] = v`).
+//! * Locals are one set per function, collected before its body is walked:
+//!   its parameters and every assignment, augmented-assignment, `for`,
+//!   comprehension, walrus, `with … as`, `except … as`, lambda-parameter
+//!   and `case` capture target in it, less the names it declares `global`
+//!   or `nonlocal`; a nested function also sees its enclosing functions'.
+//!   Directly in a class body, the names the class body binds (its
+//!   attributes) are locals too.
+//!   Names assigned at module level are module variables, not locals, so
+//!   reading them anywhere is a use; outside functions only lambda,
+//!   comprehension, `for`, `with`, `except` and `case` targets are locals.
+//!   `self`, `cls`, `super`, `None`, `True` and `False` are never uses.
 //!
-//! Not recorded: other plain identifiers (locals cannot be told from other
-//! names syntactically), attribute reads, string annotations, `self.x = …`
-//! attributes, `global`/`nonlocal`, and every definition's own name.
+//! Not recorded: bindings (targets, parameters, `global`/`nonlocal`,
+//! import names), keyword-argument names, locals read, attribute reads on
+//! `self`/`cls`, on a local or on a non-name (`f().x`), attribute writes
+//! (`obj.x = …`), string annotations, names inside strings other than
+//! f-string expressions, and every definition's own name. A name bound only
+//! by an import inside a function is not a local (`os.sep` there is still
+//! a use).
 //!
 //! The walk uses an explicit stack, so nesting depth is bounded only by
 //! memory.
+
+use std::collections::HashSet;
 
 use super::Extracted;
 use crate::model::{Kind, Reference, Symbol};
@@ -53,8 +79,10 @@ pub fn extract(tree: &Tree, source: &[u8], module: &[String]) -> Extracted {
         source,
         module,
         frames: Vec::new(),
+        module_locals: HashSet::new(),
         out: Extracted::default(),
     };
+    walker.module_locals = walker.bindings(tree.root_node(), false);
     if !module.is_empty() {
         walker.out.symbols.push(Symbol {
             path: module.to_vec(),
@@ -82,13 +110,52 @@ struct Frame {
     /// The segment it adds to qualified names.
     name: Option<String>,
     scope: Scope,
+    /// The names it binds (see [`Walker::bindings`]): a function's locals, a
+    /// class body's attributes.
+    locals: HashSet<String>,
 }
+
+/// How the names under a node are read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// An expression: a name, or a chain of names (`a.b`), that is not a
+    /// local is a use.
+    Value,
+    /// An annotation or a base-class list: every name and chain is a use.
+    Names,
+    /// An assignment, `for`, `with … as`, `except … as` or walrus target,
+    /// or a parameter: names there are bound, not used.
+    Target,
+    /// A `case` pattern: a lone name captures (a binding), a dotted name is
+    /// a value compared with, a class pattern's class is a use.
+    Case,
+}
+
+/// Nodes whose children stay targets inside a target (`a, (b, *c) = …`).
+const TARGET_CONTAINERS: &[&str] = &[
+    "pattern_list",
+    "tuple_pattern",
+    "list_pattern",
+    "tuple",
+    "list",
+    "parenthesized_expression",
+    "expression_list",
+    "list_splat_pattern",
+    "list_splat",
+    "dictionary_splat_pattern",
+    "as_pattern_target",
+    "typed_parameter",
+    "parameters",
+    "lambda_parameters",
+];
+
+/// Names never recorded as uses.
+const NOT_USES: &[&str] = &["self", "cls", "super", "None", "True", "False"];
 
 /// One step of the walk.
 enum Work<'t> {
-    /// Handle a node; `names` is set where bare names and dotted chains are
-    /// uses (annotations, base classes).
-    Visit(Node<'t>, bool),
+    /// Handle a node in a mode.
+    Visit(Node<'t>, Mode),
     /// Record a reference computed earlier (keeps source order).
     Emit(Reference),
     /// Leave the innermost frame.
@@ -99,15 +166,19 @@ struct Walker<'s> {
     source: &'s [u8],
     module: &'s [String],
     frames: Vec<Frame>,
+    /// Outside every function: the names bound by lambda parameters,
+    /// comprehension, `for`, `with`, `except` and `case` targets (module
+    /// assignments are module variables, so not in it).
+    module_locals: HashSet<String>,
     out: Extracted,
 }
 
 impl<'s> Walker<'s> {
     fn run<'t>(&mut self, root: Node<'t>) {
-        let mut stack: Vec<Work<'t>> = vec![Work::Visit(root, false)];
+        let mut stack: Vec<Work<'t>> = vec![Work::Visit(root, Mode::Value)];
         while let Some(work) = stack.pop() {
             match work {
-                Work::Visit(node, names) => self.visit(node, names, &mut stack),
+                Work::Visit(node, mode) => self.visit(node, mode, &mut stack),
                 Work::Emit(reference) => self.out.references.push(reference),
                 Work::Leave => {
                     self.frames.pop();
@@ -116,7 +187,7 @@ impl<'s> Walker<'s> {
         }
     }
 
-    fn visit<'t>(&mut self, node: Node<'t>, names: bool, stack: &mut Vec<Work<'t>>) {
+    fn visit<'t>(&mut self, node: Node<'t>, mode: Mode, stack: &mut Vec<Work<'t>>) {
         match node.kind() {
             "function_definition" | "class_definition" => {
                 let (kind, scope) = match node.kind() {
@@ -129,18 +200,15 @@ impl<'s> Walker<'s> {
                 if let (Some(name), Some(at)) = (&name, name_node) {
                     self.define(name.clone(), kind, at, Vec::new());
                 }
-                self.frames.push(Frame { name, scope });
+                let locals = self.bindings(node, true);
+                self.frames.push(Frame {
+                    name,
+                    scope,
+                    locals,
+                });
                 stack.push(Work::Leave);
-                let bases = node.child_by_field_name("superclasses");
-                let mut cursor = node.walk();
-                let children: Vec<Node<'t>> = node
-                    .named_children(&mut cursor)
-                    .filter(|c| Some(c.id()) != name_node.map(|n| n.id()))
-                    .collect();
-                stack.extend(children.into_iter().rev().map(|c| {
-                    let is_bases = Some(c.id()) == bases.map(|b| b.id());
-                    Work::Visit(c, is_bases)
-                }));
+                let skip: Vec<Node<'t>> = name_node.into_iter().collect();
+                push_children(stack, node, Mode::Value, &skip);
             }
             "decorator" => {
                 let Some(expression) = node.named_child(0) else {
@@ -152,13 +220,13 @@ impl<'s> Walker<'s> {
                             let member = chain.len() > 1;
                             self.emit(chain, member, true, expression);
                         }
-                        None => stack.push(Work::Visit(expression, true)),
+                        None => stack.push(Work::Visit(expression, Mode::Names)),
                     },
-                    _ => stack.push(Work::Visit(expression, true)),
+                    _ => stack.push(Work::Visit(expression, Mode::Names)),
                 }
             }
-            "type" => push_children(stack, node, true, &[]),
-            "assignment" => self.assignment(node, names, stack),
+            "type" => push_children(stack, node, Mode::Names, &[]),
+            "assignment" => self.assignment(node, mode, stack),
             "import_statement" => {
                 for item in named_children(node) {
                     if item.kind() == "aliased_import" {
@@ -182,39 +250,157 @@ impl<'s> Walker<'s> {
                         .into_iter()
                         .skip(1)
                         .rev()
-                        .map(|t| Work::Visit(t, true)),
+                        .map(|t| Work::Visit(t, Mode::Names)),
                 );
             }
             "call" => self.call(node, stack),
-            "identifier" if names => {
+            "identifier" => {
                 let name = self.text(node);
-                if !matches!(name.as_str(), "self" | "cls") {
+                let used = match mode {
+                    Mode::Names => !matches!(name.as_str(), "self" | "cls"),
+                    Mode::Value => self.is_value_use(&name),
+                    Mode::Target | Mode::Case => false,
+                };
+                if used {
                     self.emit(vec![name], false, false, node);
                 }
             }
-            "attribute" if names => match self.chain(node) {
-                Some(chain) if !matches!(chain[0].as_str(), "self" | "cls") => {
-                    self.emit(chain, true, false, node);
+            "attribute" => self.attribute(node, mode, stack),
+            // In a `case`, `Color.RED` is a value; a lone name captures. A
+            // class pattern's class (pushed as `Names`) is a use.
+            "dotted_name" => {
+                let chain = self.dotted(node);
+                let used = match mode {
+                    Mode::Names => !chain.is_empty(),
+                    Mode::Case => chain.len() > 1,
+                    Mode::Value | Mode::Target => false,
+                };
+                if used {
+                    let member = chain.len() > 1;
+                    self.emit(chain, member, false, node);
                 }
-                Some(_) => {}
-                None => {
-                    if let Some(object) = node.child_by_field_name("object") {
-                        stack.push(Work::Visit(object, true));
-                    }
-                }
-            },
-            "keyword_argument" | "default_parameter" | "typed_default_parameter" => {
-                let skip: Vec<Node<'t>> = node.child_by_field_name("name").into_iter().collect();
-                push_children(stack, node, names, &skip);
             }
             "future_import_statement" | "comment" | "global_statement" | "nonlocal_statement" => {}
-            _ => push_children(stack, node, names, &[]),
+            _ => push_children(stack, node, mode, &[]),
         }
     }
 
+    /// `a.b` outside a call. In an expression, a chain of names whose first
+    /// name is not `self`/`cls` or a local is a member use of the whole
+    /// chain (`settings.TIMEOUT` → `["settings", "TIMEOUT"]`); in an
+    /// annotation or base list, any chain not on `self`/`cls` is; as a
+    /// target (`a.b = …`) it is a write, not a use. When the object is not
+    /// a chain of names (`f().x`), the object is walked and the attribute
+    /// is not recorded.
+    fn attribute<'t>(&mut self, node: Node<'t>, mode: Mode, stack: &mut Vec<Work<'t>>) {
+        let Some(chain) = self.chain(node) else {
+            if let Some(object) = node.child_by_field_name("object") {
+                let inner = if mode == Mode::Names {
+                    Mode::Names
+                } else {
+                    Mode::Value
+                };
+                stack.push(Work::Visit(object, inner));
+            }
+            return;
+        };
+        let root = chain.first().map_or("", String::as_str);
+        let used = !root.is_empty()
+            && match mode {
+                Mode::Names => !matches!(root, "self" | "cls"),
+                Mode::Value => self.is_value_use(root),
+                Mode::Target | Mode::Case => false,
+            };
+        if used {
+            self.emit(chain, true, false, node);
+        }
+    }
+
+    /// Whether a plain name read in an expression is a use: not `self`,
+    /// `cls`, `super`, `None`, `True`, `False`, nor a local of an enclosing
+    /// function (outside functions: nor a name in [`Walker::module_locals`]),
+    /// nor, directly in a class body, one of the class's own attributes
+    /// (methods do not see the class scope).
+    fn is_value_use(&self, name: &str) -> bool {
+        if name.is_empty() || NOT_USES.contains(&name) {
+            return false;
+        }
+        if self
+            .frames
+            .last()
+            .is_some_and(|f| f.scope == Scope::Class && f.locals.contains(name))
+        {
+            return false;
+        }
+        let mut functions = self
+            .frames
+            .iter()
+            .filter(|f| f.scope == Scope::Function)
+            .peekable();
+        if functions.peek().is_none() {
+            return !self.module_locals.contains(name);
+        }
+        !functions.any(|f| f.locals.contains(name))
+    }
+
+    /// The names a scope binds, one set per scope (no block scoping). For a
+    /// function or a class body (`function` set): its parameters and,
+    /// anywhere in its body,
+    /// assignment, augmented-assignment, `for`, comprehension, walrus,
+    /// `with … as`, `except … as`, lambda-parameter and `case` capture
+    /// targets, less the names it declares `global` or `nonlocal`; nested
+    /// `def`s and classes are scopes of their own, and imports are not
+    /// counted (`os.sep` after a local `import os` is still a use). For the
+    /// module (`function` unset): the same outside every function, except
+    /// assignment targets, which are module variables and stay uses.
+    fn bindings(&self, scope: Node<'_>, function: bool) -> HashSet<String> {
+        let mut names = HashSet::new();
+        let mut declared = Vec::new();
+        let mut stack = vec![(scope, Mode::Value, true)];
+        while let Some((node, mode, counted)) = stack.pop() {
+            let kind = node.kind();
+            match kind {
+                "identifier" => {
+                    if counted && matches!(mode, Mode::Target | Mode::Case) {
+                        names.insert(self.text(node));
+                    }
+                }
+                "dotted_name" => {
+                    let chain = self.dotted(node);
+                    if counted && mode == Mode::Case && chain.len() == 1 {
+                        names.extend(chain);
+                    }
+                }
+                "function_definition" if node.id() != scope.id() => {}
+                "class_definition" if function && node.id() != scope.id() => {}
+                "global_statement" | "nonlocal_statement" => {
+                    declared.extend(
+                        named_children(node)
+                            .into_iter()
+                            .filter(|c| c.kind() == "identifier")
+                            .map(|c| self.text(c)),
+                    );
+                }
+                _ => {
+                    let assigns =
+                        !function && matches!(kind, "assignment" | "augmented_assignment");
+                    for (child, child_mode, field) in child_modes(node, mode) {
+                        let counted = counted && !(assigns && field == Some("left"));
+                        stack.push((child, child_mode, counted));
+                    }
+                }
+            }
+        }
+        for name in declared {
+            names.remove(&name);
+        }
+        names
+    }
+
     /// `target = value`, `target: T = value`: constants at module level,
-    /// fields in a class body; the annotation and the value are walked.
-    fn assignment<'t>(&mut self, node: Node<'t>, names: bool, stack: &mut Vec<Work<'t>>) {
+    /// fields in a class body; the target binds, the annotation and the
+    /// value are walked.
+    fn assignment<'t>(&mut self, node: Node<'t>, mode: Mode, stack: &mut Vec<Work<'t>>) {
         let left = node.child_by_field_name("left");
         let kind = match self.innermost() {
             None => Some(Kind::Constant),
@@ -237,23 +423,16 @@ impl<'s> Walker<'s> {
                 }
             }
         }
-        if let Some(right) = node.child_by_field_name("right") {
-            stack.push(Work::Visit(right, names));
-        }
-        if let Some(annotation) = node.child_by_field_name("type") {
-            stack.push(Work::Visit(annotation, true));
-        }
-        // Targets hold no uses by name, but `a[f()] = …` holds a call.
-        if let Some(left) = left.filter(|l| l.kind() != "identifier") {
-            stack.push(Work::Visit(left, false));
-        }
+        // Targets bind, but `a[f()] = …` holds a call and `CACHE[k] = …`
+        // uses `CACHE` and `k`.
+        push_children(stack, node, mode, &[]);
     }
 
     /// A call: the callee is recorded as a call reference; a receiver that
     /// is not a chain of names and the arguments are walked.
     fn call<'t>(&mut self, node: Node<'t>, stack: &mut Vec<Work<'t>>) {
         if let Some(arguments) = node.child_by_field_name("arguments") {
-            stack.push(Work::Visit(arguments, false));
+            stack.push(Work::Visit(arguments, Mode::Value));
         }
         let Some(callee) = node.child_by_field_name("function") else {
             return;
@@ -265,7 +444,7 @@ impl<'s> Walker<'s> {
             }
             "attribute" => {
                 let Some(attribute) = callee.child_by_field_name("attribute") else {
-                    stack.push(Work::Visit(callee, false));
+                    stack.push(Work::Visit(callee, Mode::Value));
                     return;
                 };
                 let path = match self.chain(callee) {
@@ -279,14 +458,14 @@ impl<'s> Walker<'s> {
                             stack.push(Work::Emit(reference));
                         }
                         if let Some(object) = callee.child_by_field_name("object") {
-                            stack.push(Work::Visit(object, false));
+                            stack.push(Work::Visit(object, Mode::Value));
                         }
                         return;
                     }
                 };
                 self.emit(path, true, true, attribute);
             }
-            _ => stack.push(Work::Visit(callee, false)),
+            _ => stack.push(Work::Visit(callee, Mode::Value)),
         }
     }
 
@@ -458,13 +637,71 @@ fn named_children(node: Node<'_>) -> Vec<Node<'_>> {
     node.named_children(&mut cursor).collect()
 }
 
-/// Schedules `node`'s named children, in source order, except `skip`.
-fn push_children<'t>(stack: &mut Vec<Work<'t>>, node: Node<'t>, names: bool, skip: &[Node<'t>]) {
-    let children: Vec<Node<'t>> = named_children(node)
+/// Schedules `node`'s named children (read in `mode`), in source order,
+/// except `skip`, each in its own mode (see [`child_mode`]).
+fn push_children<'t>(stack: &mut Vec<Work<'t>>, node: Node<'t>, mode: Mode, skip: &[Node<'t>]) {
+    let children = child_modes(node, mode)
         .into_iter()
-        .filter(|c| !skip.iter().any(|s| s.id() == c.id()))
-        .collect();
-    stack.extend(children.into_iter().rev().map(|c| Work::Visit(c, names)));
+        .filter(|(c, _, _)| !skip.iter().any(|s| s.id() == c.id()));
+    stack.extend(children.map(|(c, m, _)| Work::Visit(c, m)));
+}
+
+/// `node`'s named children in reverse source order (ready to push on a
+/// stack), each with its mode and field name; children that hold no uses
+/// (a keyword argument's name) are left out.
+fn child_modes(node: Node<'_>, mode: Mode) -> Vec<(Node<'_>, Mode, Option<&'static str>)> {
+    let kind = node.kind();
+    let mut out = Vec::new();
+    let mut cursor = node.walk();
+    if cursor.goto_first_child() {
+        loop {
+            let child = cursor.node();
+            let field = cursor.field_name();
+            if child.is_named() {
+                if let Some(m) = child_mode(kind, field, child.kind(), mode) {
+                    out.push((child, m, field));
+                }
+            }
+            if !cursor.goto_next_sibling() {
+                break;
+            }
+        }
+    }
+    out.reverse();
+    out
+}
+
+/// The mode of a `child` node under `field` of a `parent` read in `mode`;
+/// `None` for a child that holds no uses. Annotations (`type`) and base
+/// lists are `Names`; targets and parameters are `Target`, and stay so
+/// through tuples and lists (not through attributes or subscripts, whose
+/// object and index are values); `case` patterns are `Case`.
+fn child_mode(parent: &str, field: Option<&str>, child: &str, mode: Mode) -> Option<Mode> {
+    if child == "type" {
+        return Some(Mode::Names);
+    }
+    if child == "case_pattern" {
+        return Some(Mode::Case);
+    }
+    Some(match (parent, field) {
+        ("keyword_argument", Some("name")) => return None,
+        ("keyword_pattern", _) if child == "identifier" => return None,
+        ("class_definition", Some("superclasses")) => Mode::Names,
+        ("class_pattern", _) if child == "dotted_name" => Mode::Names,
+        (
+            "assignment" | "augmented_assignment" | "for_statement" | "for_in_clause",
+            Some("left"),
+        )
+        | ("named_expression" | "default_parameter" | "typed_default_parameter", Some("name"))
+        | ("as_pattern", Some("alias"))
+        | ("parameters" | "lambda_parameters", _) => Mode::Target,
+        ("default_parameter" | "typed_default_parameter", Some("value")) => Mode::Value,
+        _ => match mode {
+            Mode::Target if TARGET_CONTAINERS.contains(&parent) => Mode::Target,
+            Mode::Target => Mode::Value,
+            other => other,
+        },
+    })
 }
 
 #[cfg(test)]
@@ -662,6 +899,163 @@ if __name__ == "__main__":
         let top = index("__init__.py", "X = 1\n");
         assert!(top.symbols.iter().all(|s| s.kind != Kind::Module));
         assert_eq!(kind_of(&top, "X"), Some(Kind::Constant));
+    }
+
+    #[test]
+    fn names_used_as_values_are_references_and_locals_are_not() {
+        let src = "TIMEOUT = 5\n\
+                   def helper(x): return x\n\
+                   def run(items, n=TIMEOUT):\n    \
+                       total = 0\n    \
+                       for i in items:\n        \
+                           total += i\n    \
+                       s = sorted(items, key=helper)\n    \
+                       return settings.LIMIT + total + TIMEOUT\n";
+        let f = index("app.py", src);
+        assert!(!f.syntax_errors);
+        let timeout = refs(&f, "TIMEOUT");
+        // The default value (line 3) is attributed to `run`, like the
+        // annotations of its header; then the read in its body (line 8).
+        let at: Vec<(u32, bool, String)> = timeout
+            .iter()
+            .map(|r| (r.line, r.call || r.member, r.caller.join("::")))
+            .collect();
+        assert_eq!(
+            at,
+            [(3, false, "app::run".into()), (8, false, "app::run".into())],
+            "{:?}",
+            f.references
+        );
+        let helper = refs(&f, "helper");
+        assert!(
+            helper.len() == 1 && !helper[0].call && !helper[0].member && helper[0].line == 7,
+            "a function passed as a value: {helper:?}"
+        );
+        let limit = refs(&f, "settings::LIMIT");
+        assert!(
+            limit.len() == 1 && limit[0].member && !limit[0].call,
+            "{limit:?}"
+        );
+        assert!(refs(&f, "sorted").iter().any(|r| r.call));
+        for local in ["total", "i", "items", "s", "n", "x", "key", "settings"] {
+            assert!(refs(&f, local).is_empty(), "{local}: {:?}", f.references);
+        }
+    }
+
+    #[test]
+    fn binding_sites_are_not_uses_and_module_variables_are() {
+        let src = r#"
+counter = 0
+squares = [k * k for k in RANGE]
+handler = lambda ev: ev.name
+for row in ROWS:
+    pass
+
+def work(a, *args, b: int = LIMIT, **kw):
+    global counter
+    counter = counter + 1
+    with open(PATH) as fh, lock as (c, d):
+        pass
+    try:
+        pass
+    except ValueError as e:
+        log(f"{e} {WIDTH}", "{NOT_READ}")
+    if (m := pattern.match(a)):
+        pass
+    f = lambda q, r=DEFAULT: q + r + OFFSET
+    ys = {z: w for z, w in kw.items()}
+    match a:
+        case Color.RED: pass
+        case Point(x=px, y=0) | [first, *rest]: pass
+        case {"k": v}: pass
+        case str() as sv: pass
+    obj.attr = VALUE
+    CACHE[key_fn(a)] = a
+    callbacks.append(on_done)
+    def inner():
+        return a + counter + fh
+    return self.x + cls.y + row + squares
+
+class Settings(Base):
+    debug = DEBUG
+    level = debug
+"#;
+        let f = index("job.py", src);
+        assert!(!f.syntax_errors);
+        let used_in = |p: &str, caller: &str| {
+            refs(&f, p)
+                .iter()
+                .any(|r| !r.call && r.caller.join("::") == caller)
+        };
+        for name in [
+            "LIMIT",
+            "PATH",
+            "lock",
+            "ValueError",
+            "DEFAULT",
+            "OFFSET",
+            "VALUE",
+            "CACHE",
+            "on_done",
+            "counter",
+            "row",
+            "squares",
+        ] {
+            assert!(used_in(name, "job::work"), "{name}: {:?}", f.references);
+        }
+        // `global counter`: module variables read in a function are uses.
+        assert!(used_in("counter", "job::work::inner"));
+        // Inner functions see their enclosing function's locals.
+        assert!(refs(&f, "a").is_empty() && refs(&f, "fh").is_empty());
+        assert!(used_in("RANGE", "") && used_in("ROWS", "") && used_in("DEBUG", ""));
+        assert!(
+            refs(&f, "debug").is_empty(),
+            "a class attribute read in its own class body"
+        );
+        assert!(refs(&f, "NOT_READ").is_empty(), "not an f-string");
+        assert!(refs(&f, "Color::RED").iter().any(|r| r.member && !r.call));
+        assert!(used_in("Point", "job::work") && used_in("str", "job::work"));
+        assert!(refs(&f, "pattern::match").iter().any(|r| r.call));
+        for name in [
+            "k",
+            "ev",
+            "a",
+            "args",
+            "b",
+            "kw",
+            "fh",
+            "c",
+            "d",
+            "e",
+            "m",
+            "f",
+            "q",
+            "r",
+            "z",
+            "w",
+            "ys",
+            "px",
+            "x",
+            "y",
+            "first",
+            "rest",
+            "v",
+            "sv",
+            "obj",
+            "obj::attr",
+            "attr",
+            "self",
+            "cls",
+            "key",
+            "level",
+            "handler",
+        ] {
+            assert!(refs(&f, name).is_empty(), "{name}: {:?}", f.references);
+        }
+        // Module-level assignments are not locals: `counter` is read at
+        // line 10, and the module-level `for` target `row` only inside
+        // `work`.
+        assert_eq!(refs(&f, "row").len(), 1);
     }
 
     #[test]

@@ -42,14 +42,33 @@
 //! * Non-call uses: type names (`type_identifier`, except `Self` and the
 //!   item's own generic parameters), scoped paths in expressions, types and
 //!   patterns (`Mode::Fast`, `io::Result`), tuple-struct pattern names.
+//! * Names used as values (non-call `["name"]`): an identifier in an
+//!   expression position that is not a local of the innermost enclosing
+//!   function: a constant or static read (`let n = MAX_RETRIES;`), a
+//!   function passed or stored (`.map(parse_port)`, `let f = parse_port;`),
+//!   the value of a shorthand field (`S { port }`), a range bound in a
+//!   pattern (`1..=LIMIT`), the left side of `X = …` (a `static mut`). A
+//!   function's locals are one set per function, collected before its body
+//!   is walked: the names bound by its parameters and by every `let`, `for`,
+//!   `if let`/`while let`, `match` arm and closure parameter anywhere in it
+//!   (nested `fn` items have their own set). In patterns an identifier is a
+//!   binding, except an UPPER_CASE one (`MAX => …`), which is a constant
+//!   being matched and so a use. `self`, `Self`, `super`, `crate`, `None`,
+//!   `_` and const generic parameters are never recorded.
+//! * In macro arguments and bodies, a lone UPPER_CASE name of two or more
+//!   characters (`assert_eq!(n, MAX_RETRIES)`) is a non-call use.
 //!
-//! Not recorded: plain identifiers outside call position (locals cannot be
-//! told from other names syntactically), field accesses, `use` paths,
-//! attributes (`#[derive(…)]`), visibility paths, an `impl`'s own self type
-//! and every definition's own name. Items produced by macros are not seen.
+//! Not recorded: bindings (parameters, `let`/`for`/closure/`match`
+//! patterns), locals read, field names (`x.port`, `S { port: 1 }`'s label),
+//! labels and lifetimes, other lone names in macro token trees (they are
+//! not parsed, so their locals are unknown), `use` paths, attributes
+//! (`#[derive(…)]`), visibility paths, an `impl`'s own self type and every
+//! definition's own name. Items produced by macros are not seen.
 //!
 //! The walk uses an explicit stack, so nesting depth is bounded only by
 //! memory.
+
+use std::collections::HashSet;
 
 use super::Extracted;
 use crate::model::{Kind, Reference, Symbol};
@@ -89,16 +108,21 @@ struct Frame {
     /// The segment it adds to qualified names, if any.
     name: Option<String>,
     scope: Scope,
-    /// Generic type parameters declared here (not references).
+    /// Generic type and const parameters declared here (not references).
     generics: Vec<String>,
     /// What `Self` means inside (an impl's type, a trait's name).
     self_type: Option<String>,
+    /// For a function: the names its parameters and body bind (see
+    /// [`Walker::locals`]); never recorded as uses.
+    locals: HashSet<String>,
 }
 
 /// One step of the walk.
 enum Work<'t> {
-    /// Handle a node.
+    /// Handle a node in an expression, type or item position.
     Visit(Node<'t>),
+    /// Handle a node in a pattern: a plain identifier there is a binding.
+    Pattern(Node<'t>),
     /// Record a reference computed earlier (keeps source order).
     Emit(Reference),
     /// Leave the innermost frame.
@@ -146,6 +170,7 @@ impl<'s> Walker<'s> {
         while let Some(work) = stack.pop() {
             match work {
                 Work::Visit(node) => self.visit(node, &mut stack),
+                Work::Pattern(node) => self.pattern(node, &mut stack),
                 Work::Emit(reference) => self.out.references.push(reference),
                 Work::Leave => {
                     self.frames.pop();
@@ -168,6 +193,7 @@ impl<'s> Walker<'s> {
                     scope: Scope::Function,
                     generics: self.generics(node),
                     self_type: None,
+                    locals: self.locals(node),
                 };
                 self.enter(stack, node, frame, &skip_name(node));
             }
@@ -187,6 +213,7 @@ impl<'s> Walker<'s> {
                     name,
                     scope,
                     generics: self.generics(node),
+                    locals: HashSet::new(),
                 };
                 self.enter(stack, node, frame, &skip_name(node));
             }
@@ -197,6 +224,7 @@ impl<'s> Walker<'s> {
                     scope: Scope::Type,
                     generics: Vec::new(),
                     self_type: None,
+                    locals: HashSet::new(),
                 };
                 self.enter(stack, node, frame, &skip_name(node));
             }
@@ -209,6 +237,7 @@ impl<'s> Walker<'s> {
                         scope: Scope::Module,
                         generics: Vec::new(),
                         self_type: None,
+                        locals: HashSet::new(),
                     };
                     self.enter(stack, node, frame, &skip_name(node));
                 }
@@ -220,6 +249,7 @@ impl<'s> Walker<'s> {
                     scope: Scope::Plain,
                     generics: self.generics(node),
                     self_type: None,
+                    locals: HashSet::new(),
                 };
                 self.enter(stack, node, frame, &skip_name(node));
             }
@@ -268,6 +298,14 @@ impl<'s> Walker<'s> {
                     self.emit(vec![name], false, false, node);
                 }
             }
+            "identifier" => {
+                let name = self.text(node);
+                if self.is_value_use(&name) {
+                    self.emit(vec![name], false, false, node);
+                }
+            }
+            // `const N: usize`: the name is a generic parameter, not a use.
+            "const_parameter" => push_children(stack, node, &skip_name(node)),
             "tuple_struct_pattern" => {
                 let ty = node.child_by_field_name("type");
                 if let Some(ty) = ty.filter(|t| t.kind() == "identifier") {
@@ -282,9 +320,73 @@ impl<'s> Walker<'s> {
             | "line_comment"
             | "block_comment"
             | "extern_crate_declaration"
-            | "token_tree_pattern" => {}
+            | "token_tree_pattern"
+            | "label"
+            | "lifetime" => {}
             _ => push_children(stack, node, &[]),
         }
+    }
+
+    /// A node in a pattern: a plain identifier binds a name (already among
+    /// the function's locals), unless it is UPPER_CASE, a constant being
+    /// matched; anything else is handled as usual, its children's pattern
+    /// positions following [`child_is_pattern`].
+    fn pattern<'t>(&mut self, node: Node<'t>, stack: &mut Vec<Work<'t>>) {
+        if node.kind() != "identifier" {
+            self.visit(node, stack);
+            return;
+        }
+        let name = self.text(node);
+        if is_constant_name(&name) && !self.is_generic(&name) {
+            self.emit(vec![name], false, false, node);
+        }
+    }
+
+    /// The names a function binds: its parameters, and every `let`, `for`,
+    /// `if let`/`while let`, `match` arm and closure parameter in its body,
+    /// wherever they are (one set per function, no block scoping). Nested
+    /// `fn` items have their own set; macro token trees are not parsed and
+    /// bind nothing. UPPER_CASE names in patterns are constants, not
+    /// bindings.
+    fn locals(&self, function: Node<'_>) -> HashSet<String> {
+        let mut names = HashSet::new();
+        let mut stack = vec![(function, false)];
+        while let Some((node, in_pattern)) = stack.pop() {
+            match node.kind() {
+                "identifier" if in_pattern => {
+                    let name = self.text(node);
+                    if !is_constant_name(&name) {
+                        names.insert(name);
+                    }
+                }
+                "shorthand_field_identifier" => {
+                    names.insert(self.text(node));
+                }
+                "function_item" | "function_signature_item" if node.id() != function.id() => {}
+                "token_tree" | "attribute_item" | "inner_attribute_item" => {}
+                _ => stack.extend(child_modes(node)),
+            }
+        }
+        names
+    }
+
+    /// Whether a plain identifier in an expression is recorded as a use: not
+    /// a keyword-like name, a const generic parameter or a local of the
+    /// innermost enclosing function.
+    fn is_value_use(&self, name: &str) -> bool {
+        if matches!(
+            name,
+            "" | "_" | "self" | "Self" | "super" | "crate" | "None"
+        ) || self.is_generic(name)
+        {
+            return false;
+        }
+        !self
+            .frames
+            .iter()
+            .rev()
+            .find(|f| f.scope == Scope::Function)
+            .is_some_and(|f| f.locals.contains(name))
     }
 
     /// `impl [Trait for] Type { … }`: a frame named after the type; the
@@ -297,6 +399,7 @@ impl<'s> Walker<'s> {
             name,
             scope: Scope::Impl,
             generics: self.generics(node),
+            locals: HashSet::new(),
         };
         let mut skip = Vec::new();
         if let Some(ty) = ty {
@@ -411,6 +514,14 @@ impl<'s> Walker<'s> {
                     .then(|| self.reference(segments, false, true, token))
                     .flatten()
             } else if segments.len() > 1 {
+                self.reference(segments, false, false, token)
+            } else if token.kind() == "identifier"
+                && segments[0].chars().count() > 1
+                && is_constant_name(&segments[0])
+                && !next.is_some_and(|n| matches!(n.kind(), "=" | ":" | "::"))
+                && self.is_value_use(&segments[0])
+            {
+                // A lone UPPER_CASE name: a constant or static read.
                 self.reference(segments, false, false, token)
             } else {
                 None
@@ -564,7 +675,7 @@ impl<'s> Walker<'s> {
         }
     }
 
-    /// The generic type parameter names an item declares.
+    /// The generic type and const parameter names an item declares.
     fn generics(&self, node: Node<'_>) -> Vec<String> {
         let Some(params) = node.child_by_field_name("type_parameters") else {
             return Vec::new();
@@ -572,7 +683,7 @@ impl<'s> Walker<'s> {
         let mut cursor = params.walk();
         params
             .named_children(&mut cursor)
-            .filter(|p| p.kind() == "type_parameter")
+            .filter(|p| matches!(p.kind(), "type_parameter" | "const_parameter"))
             .filter_map(|p| p.child_by_field_name("name"))
             .map(|n| self.text(n))
             .collect()
@@ -697,14 +808,65 @@ fn skip_name(node: Node<'_>) -> Vec<Node<'_>> {
     node.child_by_field_name("name").into_iter().collect()
 }
 
-/// Schedules `node`'s named children, in source order, except `skip`.
+/// Schedules `node`'s named children, in source order, except `skip`;
+/// those in a pattern position (see [`child_is_pattern`]) as patterns.
 fn push_children<'t>(stack: &mut Vec<Work<'t>>, node: Node<'t>, skip: &[Node<'t>]) {
+    let children = child_modes(node)
+        .into_iter()
+        .filter(|(c, _)| !skip.iter().any(|s| s.id() == c.id()));
+    stack.extend(children.map(|(c, in_pattern)| {
+        if in_pattern {
+            Work::Pattern(c)
+        } else {
+            Work::Visit(c)
+        }
+    }));
+}
+
+/// `node`'s named children in reverse source order (ready to push on a
+/// stack), each with whether it is in a pattern position.
+fn child_modes(node: Node<'_>) -> Vec<(Node<'_>, bool)> {
+    let kind = node.kind();
+    let mut out = Vec::new();
     let mut cursor = node.walk();
-    let children: Vec<Node<'t>> = node
-        .named_children(&mut cursor)
-        .filter(|c| !skip.iter().any(|s| s.id() == c.id()))
-        .collect();
-    stack.extend(children.into_iter().rev().map(Work::Visit));
+    if cursor.goto_first_child() {
+        loop {
+            let child = cursor.node();
+            if child.is_named() {
+                out.push((child, child_is_pattern(kind, cursor.field_name())));
+            }
+            if !cursor.goto_next_sibling() {
+                break;
+            }
+        }
+    }
+    out.reverse();
+    out
+}
+
+/// Whether the child of a `parent` node under `field` is a pattern, where
+/// a plain identifier binds a name: the pattern of a parameter, `let`,
+/// `for`, `if let`/`while let`, `match` arm or closure parameter, and the
+/// parts of a pattern (not a tuple-struct or struct pattern's type, a match
+/// guard, a range's bounds or a field pattern's name).
+fn child_is_pattern(parent: &str, field: Option<&str>) -> bool {
+    match parent {
+        "parameter" | "variadic_parameter" | "let_declaration" | "for_expression"
+        | "let_condition" | "field_pattern" => field == Some("pattern"),
+        "match_pattern" => field != Some("condition"),
+        "tuple_struct_pattern" | "struct_pattern" => field != Some("type"),
+        "closure_parameters" | "tuple_pattern" | "slice_pattern" | "or_pattern" | "ref_pattern"
+        | "mut_pattern" | "captured_pattern" | "reference_pattern" => true,
+        _ => false,
+    }
+}
+
+/// UPPER_CASE: letters, digits and underscores, at least one uppercase
+/// letter and no lowercase one (a constant or static by convention).
+fn is_constant_name(name: &str) -> bool {
+    name.chars().any(char::is_uppercase)
+        && !name.chars().any(char::is_lowercase)
+        && name.chars().all(|c| c.is_alphanumeric() || c == '_')
 }
 
 #[cfg(test)]
@@ -976,6 +1138,87 @@ macro_rules! mm { ($x:expr) => { $crate::expand($x); fn not_a_call() {} } }
         assert_eq!(outer[0].caller.join("::"), "a::outer::inner");
         let inner = refs(&f, "inner");
         assert_eq!(inner[0].caller.join("::"), "a::outer::Local::m");
+    }
+
+    #[test]
+    fn names_used_as_values_are_references_and_locals_are_not() {
+        let src = "const MAX_RETRIES: u32 = 3;\n\
+                   fn parse_port(s: &str) -> u16 { 0 }\n\
+                   fn run(xs: Vec<&str>) -> u32 {\n\
+                   let n = MAX_RETRIES;\n\
+                   let ports: Vec<u16> = xs.iter().map(|s| parse_port(s)).collect();\n\
+                   let f = parse_port;\n\
+                   let local = 1;\n\
+                   let y = local + n;\n\
+                   y\n\
+                   }\n";
+        let f = index("src/lib.rs", src);
+        let max = refs(&f, "MAX_RETRIES");
+        assert!(
+            max.len() == 1 && !max[0].call && !max[0].member && max[0].caller == ["run"],
+            "{:?}",
+            f.references
+        );
+        assert_eq!(max[0].line, 4);
+        let parse_port = refs(&f, "parse_port");
+        assert!(
+            parse_port.iter().any(|r| r.call && r.line == 5),
+            "the call in the closure: {parse_port:?}"
+        );
+        assert!(
+            parse_port
+                .iter()
+                .any(|r| !r.call && !r.member && r.line == 6 && r.caller == ["run"]),
+            "`let f = parse_port` is a use: {parse_port:?}"
+        );
+        assert_eq!(parse_port.len(), 2, "the callee is not recorded twice");
+        for local in ["n", "local", "s", "xs", "y", "f", "ports"] {
+            assert!(refs(&f, local).is_empty(), "{local}: {:?}", f.references);
+        }
+    }
+
+    #[test]
+    fn patterns_bind_but_constants_ranges_and_statics_are_uses() {
+        let src = r#"
+static mut COUNTER: u32 = 0;
+fn g<const N: usize>(v: Option<Config>, (a, b): (u8, u8)) -> usize {
+    'outer: for (i, x) in ITEMS.iter().enumerate() { break 'outer; }
+    if let Some(Config { port, name: alias, .. }) = v { port + alias; }
+    while let Some(w) = next(a) { w; }
+    match b { MAX => {}, c @ 1..=LIMIT if c > b => {}, Mode::Fast => {} }
+    let s = S { port: DEFAULT_PORT, b, handler };
+    unsafe { COUNTER = a as u32; }
+    let h = |q: u8, r| q + r + OFFSET;
+    assert_eq!(N, MAX_N, "{}", q);
+    fn inner(k: u8) -> u8 { k + a }
+    N
+}
+"#;
+        let f = index("src/lib.rs", src);
+        let used = |p: &str| refs(&f, p).iter().any(|r| !r.call && r.caller == ["g"]);
+        for name in [
+            "ITEMS",
+            "MAX",
+            "LIMIT",
+            "DEFAULT_PORT",
+            "handler",
+            "COUNTER",
+            "OFFSET",
+            "MAX_N",
+        ] {
+            assert!(used(name), "{name}: {:?}", f.references);
+        }
+        assert!(used("Mode::Fast") && used("Some") && used("Config"));
+        for name in [
+            "v", "b", "i", "x", "port", "alias", "w", "c", "s", "h", "q", "r", "N", "outer",
+            "static", "name", "k", "inner",
+        ] {
+            assert!(refs(&f, name).is_empty(), "{name}: {:?}", f.references);
+        }
+        // `inner` is a function of its own: `a` is not its local, so it is
+        // a use there (a nested fn cannot capture `g`'s locals).
+        let a = refs(&f, "a");
+        assert!(a.len() == 1 && a[0].caller == ["g", "inner"], "{a:?}");
     }
 
     #[test]
