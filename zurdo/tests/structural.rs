@@ -328,3 +328,49 @@ fn typescript_tsx_and_javascript() {
         Reason::TooFewCallers { found: 1, .. }
     ));
 }
+
+#[test]
+fn names_used_as_values_are_references_and_locals_are_not() {
+    let r = Repo::new(&[
+        (
+            "src/limits.rs",
+            "pub const MAX_RETRIES: u32 = 3;\npub const UNUSED: u32 = 0;\npub fn parse_port(s: &str) -> u16 { s.len() as u16 }\npub fn run(xs: Vec<&str>) -> u32 {\n    let n = MAX_RETRIES;\n    let ports: Vec<u16> = xs.iter().map(|s| parse_port(s)).collect();\n    n + ports.len() as u32\n}\npub fn local_shadow() -> u32 {\n    let UNUSED_LOCAL = 1;\n    UNUSED_LOCAL\n}\n",
+        ),
+        ("app/settings.py", "TIMEOUT = 5\nRETRIES = 2\n"),
+        (
+            "app/job.py",
+            "from app import settings\n\ndef run(RETRIES=1):\n    return settings.TIMEOUT + RETRIES\n",
+        ),
+        (
+            "store/store.go",
+            "package store\n\nconst MaxRetries = 3\n\nfunc less(a, b int) bool { return a < b }\n\nfunc Run(xs []int) int {\n\tn := MaxRetries\n\tsort.Slice(xs, func(i, j int) bool { return less(xs[i], xs[j]) })\n\treturn n\n}\n",
+        ),
+        (
+            "src/version.ts",
+            "export const VERSION = \"1\";\nfunction add(a: number, b: number) { return a + b }\nexport function total(xs: number[]) { return xs.reduce(add, 0) + VERSION.length }\n",
+        ),
+    ]);
+    r.pass("[references: limits::MAX_RETRIES]");
+    assert!(matches!(
+        r.fail("[references: limits::UNUSED]"),
+        Reason::NoReferences { .. }
+    ));
+    r.pass("[references: settings::TIMEOUT]");
+    assert!(
+        matches!(
+            r.fail("[references: settings::RETRIES]"),
+            Reason::NoReferences { .. }
+        ),
+        "a parameter named RETRIES is a local, not the module constant"
+    );
+    r.pass("[references: store::MaxRetries]");
+    r.pass("[references: VERSION]");
+    r.pass("[references: version::add]");
+    assert!(
+        matches!(
+            r.fail("[callers: version::add]"),
+            Reason::TooFewCallers { found: 0, .. }
+        ),
+        "passing a function is a reference, not a call"
+    );
+}

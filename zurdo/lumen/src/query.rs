@@ -9,6 +9,8 @@
 //!   - an unqualified reference is attributed to a definition in its own
 //!     file when that file defines the name, and otherwise to every
 //!     definition of the name (imports bring names in);
+//!   - the object of a member use (`VERSION` in `VERSION.length`) is a use
+//!     of that name, under the same own-file rule;
 //!   - a member use (`x.load()`, `pkg.Func()`) matches when its qualifier is
 //!     the definition's parent (`store.New` → `store::New`), or, when the
 //!     receiver is a value whose type is unknown, any method or field of
@@ -102,9 +104,6 @@ impl Index {
         let (Some(last), Some(written)) = (path.last(), r.path.last()) else {
             return false;
         };
-        if last != written {
-            return false;
-        }
         // Not the definition itself, nor a function's use of itself
         // (recursion). A type used inside its own methods (`new App()` in a
         // factory) is a use like any other.
@@ -113,6 +112,15 @@ impl Index {
                 || (target.symbol.kind.callable() && r.caller.starts_with(path)))
         {
             return false;
+        }
+        if last != written {
+            // `VERSION.length`, `settings.TIMEOUT`: the object of a member
+            // use is itself a use of that name.
+            return r.member
+                && r.path.len() >= 2
+                && r.path[0] == *last
+                && !matches!(target.symbol.kind, Kind::Method | Kind::Field)
+                && self.unqualified(file, last, target);
         }
         if r.member {
             let qualifier = r.path.len().checked_sub(2).map(|i| &r.path[i]);
@@ -125,14 +133,16 @@ impl Index {
         if !ends_with(path, &r.path) {
             return false;
         }
-        if r.path.len() > 1 {
-            return true;
-        }
-        // An unqualified name: the file's own definition of it wins.
+        r.path.len() > 1 || self.unqualified(file, last, target)
+    }
+
+    /// An unqualified use of `name` in `file` goes to `file`'s own
+    /// definition of it when there is one, else to every definition.
+    fn unqualified(&self, file: &FileIndex, name: &str, target: &Definition<'_>) -> bool {
         let local = file
             .symbols
             .iter()
-            .any(|s| s.kind.hint_target() && s.path.last() == Some(last));
+            .any(|s| s.kind.hint_target() && s.path.last().map(String::as_str) == Some(name));
         !local || std::ptr::eq(file, target.file)
     }
 }
