@@ -140,3 +140,21 @@ pub struct FileIndex {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub syntax_errors: bool,
 }
+
+impl FileIndex {
+    /// The kind of the definition whose `::` path is `path`, if any.
+    pub fn kind_of(&self, path: &str) -> Option<Kind> {
+        self.symbols
+            .iter()
+            .find(|s| s.path.join("::") == path)
+            .map(|s| s.kind)
+    }
+
+    /// The references written exactly as `path` (`::`-joined).
+    pub fn references_to(&self, path: &str) -> Vec<&Reference> {
+        self.references
+            .iter()
+            .filter(|r| r.path.join("::") == path)
+            .collect()
+    }
+}

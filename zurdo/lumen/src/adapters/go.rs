@@ -68,7 +68,7 @@ use std::collections::HashSet;
 use tree_sitter::{Node, Tree};
 
 use super::Extracted;
-use crate::model::{Kind, Reference, Symbol};
+use crate::model::Kind;
 
 /// Go's predeclared type names: uses of these are not references.
 const PREDECLARED: &[&str] = &[
@@ -182,13 +182,6 @@ fn text(node: Node, source: &[u8]) -> String {
         .get(node.byte_range())
         .map(|b| String::from_utf8_lossy(b).into_owned())
         .unwrap_or_default()
-}
-
-/// The node's 1-based line.
-fn line(node: Node) -> u32 {
-    u32::try_from(node.start_position().row)
-        .unwrap_or(u32::MAX - 1)
-        .saturating_add(1)
 }
 
 /// `scope` with `name` appended.
@@ -385,26 +378,12 @@ impl<'s> Walker<'s> {
     }
 
     fn define(&mut self, path: Vec<String>, kind: Kind, at: Node, target: Vec<String>) {
-        self.out.symbols.push(Symbol {
-            path,
-            kind,
-            line: line(at),
-            target,
-        });
+        self.out.define(path, kind, at, target);
     }
 
     fn refer(&mut self, path: Vec<String>, member: bool, call: bool, at: Node, ctx: usize) {
-        if path.is_empty() || path.iter().any(|s| s.is_empty()) {
-            return;
-        }
         let caller = self.ctxs[ctx].caller.clone();
-        self.out.references.push(Reference {
-            path,
-            member,
-            call,
-            line: line(at),
-            caller,
-        });
+        self.out.refer(path, member, call, at, caller);
     }
 
     /// A new context derived from `parent`, returning its index.
@@ -884,13 +863,6 @@ func Use() { _ = Map[int](nil); var s pkg.Store; _ = s }
         index_file(Language::Go, path, source.as_bytes())
     }
 
-    fn kind_of(file: &FileIndex, path: &str) -> Option<Kind> {
-        file.symbols
-            .iter()
-            .find(|s| s.path.join("::") == path)
-            .map(|s| s.kind)
-    }
-
     #[test]
     fn definitions_are_qualified_by_the_package() {
         let f = index("store/config.go", CONFIG);
@@ -914,12 +886,12 @@ func Use() { _ = Map[int](nil); var s pkg.Store; _ = s }
             ("store::List::Push", Kind::Method),
             ("store::Use", Kind::Function),
         ] {
-            assert_eq!(kind_of(&f, path), Some(kind), "{path}: {:#?}", f.symbols);
+            assert_eq!(f.kind_of(path), Some(kind), "{path}: {:#?}", f.symbols);
         }
         // Embedded fields, locals and the module path are not definitions.
-        assert_eq!(kind_of(&f, "store::Config::Inner"), None);
-        assert_eq!(kind_of(&f, "store::Map::local"), None);
-        assert_eq!(kind_of(&f, "store::local"), None);
+        assert_eq!(f.kind_of("store::Config::Inner"), None);
+        assert_eq!(f.kind_of("store::Map::local"), None);
+        assert_eq!(f.kind_of("store::local"), None);
         assert!(f.symbols.iter().all(|s| s.path[0] == "store"));
         let alias = f
             .symbols
@@ -1035,7 +1007,7 @@ func Run() {
             ("app::Q::Stop", Kind::Method),
             ("app::Run", Kind::Function),
         ] {
-            assert_eq!(kind_of(&f, path), Some(kind), "{path}: {:#?}", f.symbols);
+            assert_eq!(f.kind_of(path), Some(kind), "{path}: {:#?}", f.symbols);
         }
         assert!(!f
             .symbols
@@ -1203,7 +1175,7 @@ func Gen[T any](v T) T { var zero T; _ = zero; return v }
             ")".repeat(depth)
         );
         let f = index("deep/x.go", &src);
-        assert!(kind_of(&f, "deep::F").is_some());
+        assert!(f.kind_of("deep::F").is_some());
         let calls = f.references.iter().filter(|r| r.path == ["f"]).count();
         assert_eq!(calls, depth);
         // Nested function literals and parentheses around a value.

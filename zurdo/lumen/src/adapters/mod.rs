@@ -7,7 +7,7 @@ pub mod python;
 pub mod rust;
 pub mod typescript;
 
-use crate::model::{FileIndex, Reference, Symbol};
+use crate::model::{FileIndex, Kind, Reference, Symbol};
 
 /// A language Lumen reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -72,6 +72,53 @@ pub struct Extracted {
     pub symbols: Vec<Symbol>,
     /// Uses, in source order.
     pub references: Vec<Reference>,
+}
+
+impl Extracted {
+    /// Records a definition at `at`'s line.
+    pub(crate) fn define(
+        &mut self,
+        path: Vec<String>,
+        kind: Kind,
+        at: tree_sitter::Node<'_>,
+        target: Vec<String>,
+    ) {
+        self.symbols.push(Symbol {
+            path,
+            kind,
+            line: line(at),
+            target,
+        });
+    }
+
+    /// Records a use at `at`'s line made from inside `caller`; a path with
+    /// an empty segment is not a name and is dropped.
+    pub(crate) fn refer(
+        &mut self,
+        path: Vec<String>,
+        member: bool,
+        call: bool,
+        at: tree_sitter::Node<'_>,
+        caller: Vec<String>,
+    ) {
+        if path.is_empty() || path.iter().any(|s| s.is_empty()) {
+            return;
+        }
+        self.references.push(Reference {
+            path,
+            member,
+            call,
+            line: line(at),
+            caller,
+        });
+    }
+}
+
+/// The 1-based line a node starts on.
+pub(crate) fn line(node: tree_sitter::Node<'_>) -> u32 {
+    u32::try_from(node.start_position().row)
+        .unwrap_or(u32::MAX - 1)
+        .saturating_add(1)
 }
 
 /// Parses `source` as `language` and extracts its definitions and

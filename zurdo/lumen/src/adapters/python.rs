@@ -68,7 +68,7 @@
 
 use std::collections::HashSet;
 
-use super::Extracted;
+use super::{line, Extracted};
 use crate::model::{Kind, Reference, Symbol};
 use tree_sitter::{Node, Tree};
 
@@ -577,12 +577,7 @@ impl<'s> Walker<'s> {
         let mut path = self.module.to_vec();
         path.extend(self.frames.iter().filter_map(|f| f.name.clone()));
         path.push(name);
-        self.out.symbols.push(Symbol {
-            path,
-            kind,
-            line: line(at),
-            target,
-        });
+        self.out.define(path, kind, at, target);
     }
 
     fn emit(&mut self, segments: Vec<String>, member: bool, call: bool, at: Node<'_>) {
@@ -623,13 +618,6 @@ fn is_constant_name(name: &str) -> bool {
     name.chars().any(char::is_uppercase)
         && !name.chars().any(char::is_lowercase)
         && name.chars().all(|c| c.is_alphanumeric() || c == '_')
-}
-
-/// The 1-based line a node starts on.
-fn line(node: Node<'_>) -> u32 {
-    u32::try_from(node.start_position().row)
-        .unwrap_or(u32::MAX - 1)
-        .saturating_add(1)
 }
 
 fn named_children(node: Node<'_>) -> Vec<Node<'_>> {
@@ -707,7 +695,7 @@ fn child_mode(parent: &str, field: Option<&str>, child: &str, mode: Mode) -> Opt
 #[cfg(test)]
 mod tests {
     use crate::adapters::{index_file, Language};
-    use crate::model::{FileIndex, Kind, Reference};
+    use crate::model::{FileIndex, Kind};
 
     const STORE: &str = r#"from .util import helper as h
 from . import sibling
@@ -752,20 +740,6 @@ if __name__ == "__main__":
         index_file(Language::Python, path, source.as_bytes())
     }
 
-    fn kind_of(file: &FileIndex, path: &str) -> Option<Kind> {
-        file.symbols
-            .iter()
-            .find(|s| s.path.join("::") == path)
-            .map(|s| s.kind)
-    }
-
-    fn refs<'a>(file: &'a FileIndex, path: &str) -> Vec<&'a Reference> {
-        file.references
-            .iter()
-            .filter(|r| r.path.join("::") == path)
-            .collect()
-    }
-
     #[test]
     fn definitions_are_qualified_and_kinded() {
         let f = index("pkg/store.py", STORE);
@@ -789,7 +763,7 @@ if __name__ == "__main__":
             ("pkg::store::Base", Kind::Alias),
             ("pkg::store::p", Kind::Alias),
         ] {
-            assert_eq!(kind_of(&f, path), Some(kind), "{path}: {:?}", f.symbols);
+            assert_eq!(f.kind_of(path), Some(kind), "{path}: {:?}", f.symbols);
         }
         let module = f.symbols.iter().find(|s| s.kind == Kind::Module);
         assert_eq!(module.map(|s| s.line), Some(1));
@@ -815,35 +789,43 @@ if __name__ == "__main__":
                 "{alias}"
             );
         }
-        assert_eq!(kind_of(&f, "pkg::store::lower"), None, "not UPPER_CASE");
-        assert_eq!(kind_of(&f, "pkg::store::sys"), None, "a plain import");
-        assert_eq!(kind_of(&f, "pkg::store::inner"), None);
+        assert_eq!(f.kind_of("pkg::store::lower"), None, "not UPPER_CASE");
+        assert_eq!(f.kind_of("pkg::store::sys"), None, "a plain import");
+        assert_eq!(f.kind_of("pkg::store::inner"), None);
     }
 
     #[test]
     fn calls_carry_their_caller() {
         let f = index("pkg/store.py", STORE);
-        let helper = refs(&f, "helper");
+        let helper = f.references_to("helper");
         assert_eq!(helper.len(), 1, "{:?}", f.references);
         assert!(helper[0].call && !helper[0].member);
         assert_eq!(helper[0].caller.join("::"), "pkg::store::Store::get");
         assert_eq!(helper[0].line, 18);
-        let inner = refs(&f, "inner");
+        let inner = f.references_to("inner");
         assert_eq!(inner.len(), 1);
         assert_eq!(inner[0].caller.join("::"), "pkg::store::outer");
-        let outer = refs(&f, "outer");
+        let outer = f.references_to("outer");
         assert!(outer.len() == 1 && outer[0].call && outer[0].caller.is_empty());
         // self.get() → ["get"], member; p.join() → ["p", "join"], member;
         // make_store().get() → make_store and ["get"]; self.cache.clear() → ["clear"].
-        let get = refs(&f, "get");
+        let get = f.references_to("get");
         assert_eq!(get.len(), 2, "{get:?}");
         assert!(get
             .iter()
             .all(|r| r.call && r.member && r.caller.join("::") == "pkg::store::Store::save"));
-        assert!(refs(&f, "p::join").iter().any(|r| r.call && r.member));
-        assert!(refs(&f, "make_store").iter().any(|r| r.call && !r.member));
-        assert!(refs(&f, "clear").iter().any(|r| r.call && r.member));
-        assert!(refs(&f, "self::get").is_empty() && refs(&f, "cache::clear").is_empty());
+        assert!(f
+            .references_to("p::join")
+            .iter()
+            .any(|r| r.call && r.member));
+        assert!(f
+            .references_to("make_store")
+            .iter()
+            .any(|r| r.call && !r.member));
+        assert!(f.references_to("clear").iter().any(|r| r.call && r.member));
+        assert!(
+            f.references_to("self::get").is_empty() && f.references_to("cache::clear").is_empty()
+        );
         // Source order: make_store() before its .get().
         let pos = |p: &str, line: u32| {
             f.references
@@ -856,49 +838,59 @@ if __name__ == "__main__":
     #[test]
     fn bases_decorators_and_annotations_are_uses() {
         let f = index("pkg/store.py", STORE);
-        let base = refs(&f, "Base");
+        let base = f.references_to("Base");
         assert!(
             base.len() == 1 && !base[0].call && base[0].caller.is_empty(),
             "{base:?}"
         );
-        assert_eq!(refs(&f, "Meta").len(), 1, "a keyword value in the bases");
-        assert!(refs(&f, "metaclass").is_empty(), "a keyword is not a use");
-        let decorator = refs(&f, "staticmethod");
+        assert_eq!(
+            f.references_to("Meta").len(),
+            1,
+            "a keyword value in the bases"
+        );
+        assert!(
+            f.references_to("metaclass").is_empty(),
+            "a keyword is not a use"
+        );
+        let decorator = f.references_to("staticmethod");
         assert!(decorator.len() == 1 && decorator[0].call && decorator[0].caller.is_empty());
-        assert_eq!(refs(&f, "Item").len(), 1, "return annotation");
-        assert_eq!(refs(&f, "int").len(), 2, "variable annotations");
-        assert!(refs(&f, "os::PathLike").iter().any(|r| r.member && !r.call));
+        assert_eq!(f.references_to("Item").len(), 1, "return annotation");
+        assert_eq!(f.references_to("int").len(), 2, "variable annotations");
+        assert!(f
+            .references_to("os::PathLike")
+            .iter()
+            .any(|r| r.member && !r.call));
         // Definitions' own names and plain names are not uses.
-        assert!(refs(&f, "Store").is_empty());
-        assert!(refs(&f, "path").is_empty() && refs(&f, "self").is_empty());
-        assert!(refs(&f, "MAX").is_empty() && refs(&f, "x").is_empty());
+        assert!(f.references_to("Store").is_empty());
+        assert!(f.references_to("path").is_empty() && f.references_to("self").is_empty());
+        assert!(f.references_to("MAX").is_empty() && f.references_to("x").is_empty());
     }
 
     #[test]
     fn nested_classes_decorated_classes_and_type_aliases() {
         let src = "@dataclass\nclass Outer:\n    class Inner:\n        def m(self):\n            @app.route('/x')\n            def view(): return render()\n\ntype Vec2 = tuple[float, float]\nclass Color(Enum):\n    RED = 1\n";
         let f = index("src/app/__init__.py", src);
-        assert_eq!(kind_of(&f, "app"), Some(Kind::Module));
-        assert_eq!(kind_of(&f, "app::Outer::Inner"), Some(Kind::Class));
-        assert_eq!(kind_of(&f, "app::Outer::Inner::m"), Some(Kind::Method));
+        assert_eq!(f.kind_of("app"), Some(Kind::Module));
+        assert_eq!(f.kind_of("app::Outer::Inner"), Some(Kind::Class));
+        assert_eq!(f.kind_of("app::Outer::Inner::m"), Some(Kind::Method));
         assert_eq!(
-            kind_of(&f, "app::Outer::Inner::m::view"),
+            f.kind_of("app::Outer::Inner::m::view"),
             Some(Kind::Function)
         );
-        assert_eq!(kind_of(&f, "app::Vec2"), Some(Kind::Type));
-        assert_eq!(kind_of(&f, "app::Color"), Some(Kind::Class));
-        assert_eq!(kind_of(&f, "app::Color::RED"), Some(Kind::Field));
-        assert!(refs(&f, "dataclass").iter().any(|r| r.call));
-        let route = refs(&f, "app::route");
+        assert_eq!(f.kind_of("app::Vec2"), Some(Kind::Type));
+        assert_eq!(f.kind_of("app::Color"), Some(Kind::Class));
+        assert_eq!(f.kind_of("app::Color::RED"), Some(Kind::Field));
+        assert!(f.references_to("dataclass").iter().any(|r| r.call));
+        let route = f.references_to("app::route");
         assert!(route.len() == 1 && route[0].call && route[0].member);
         assert_eq!(route[0].caller.join("::"), "app::Outer::Inner::m");
-        let render = refs(&f, "render");
+        let render = f.references_to("render");
         assert_eq!(render[0].caller.join("::"), "app::Outer::Inner::m::view");
-        assert!(refs(&f, "float").len() == 2 && refs(&f, "Enum").len() == 1);
+        assert!(f.references_to("float").len() == 2 && f.references_to("Enum").len() == 1);
         // An empty module path (a top-level __init__.py) has no module symbol.
         let top = index("__init__.py", "X = 1\n");
         assert!(top.symbols.iter().all(|s| s.kind != Kind::Module));
-        assert_eq!(kind_of(&top, "X"), Some(Kind::Constant));
+        assert_eq!(top.kind_of("X"), Some(Kind::Constant));
     }
 
     #[test]
@@ -913,7 +905,7 @@ if __name__ == "__main__":
                        return settings.LIMIT + total + TIMEOUT\n";
         let f = index("app.py", src);
         assert!(!f.syntax_errors);
-        let timeout = refs(&f, "TIMEOUT");
+        let timeout = f.references_to("TIMEOUT");
         // The default value (line 3) is attributed to `run`, like the
         // annotations of its header; then the read in its body (line 8).
         let at: Vec<(u32, bool, String)> = timeout
@@ -926,19 +918,23 @@ if __name__ == "__main__":
             "{:?}",
             f.references
         );
-        let helper = refs(&f, "helper");
+        let helper = f.references_to("helper");
         assert!(
             helper.len() == 1 && !helper[0].call && !helper[0].member && helper[0].line == 7,
             "a function passed as a value: {helper:?}"
         );
-        let limit = refs(&f, "settings::LIMIT");
+        let limit = f.references_to("settings::LIMIT");
         assert!(
             limit.len() == 1 && limit[0].member && !limit[0].call,
             "{limit:?}"
         );
-        assert!(refs(&f, "sorted").iter().any(|r| r.call));
+        assert!(f.references_to("sorted").iter().any(|r| r.call));
         for local in ["total", "i", "items", "s", "n", "x", "key", "settings"] {
-            assert!(refs(&f, local).is_empty(), "{local}: {:?}", f.references);
+            assert!(
+                f.references_to(local).is_empty(),
+                "{local}: {:?}",
+                f.references
+            );
         }
     }
 
@@ -983,7 +979,7 @@ class Settings(Base):
         let f = index("job.py", src);
         assert!(!f.syntax_errors);
         let used_in = |p: &str, caller: &str| {
-            refs(&f, p)
+            f.references_to(p)
                 .iter()
                 .any(|r| !r.call && r.caller.join("::") == caller)
         };
@@ -1006,16 +1002,19 @@ class Settings(Base):
         // `global counter`: module variables read in a function are uses.
         assert!(used_in("counter", "job::work::inner"));
         // Inner functions see their enclosing function's locals.
-        assert!(refs(&f, "a").is_empty() && refs(&f, "fh").is_empty());
+        assert!(f.references_to("a").is_empty() && f.references_to("fh").is_empty());
         assert!(used_in("RANGE", "") && used_in("ROWS", "") && used_in("DEBUG", ""));
         assert!(
-            refs(&f, "debug").is_empty(),
+            f.references_to("debug").is_empty(),
             "a class attribute read in its own class body"
         );
-        assert!(refs(&f, "NOT_READ").is_empty(), "not an f-string");
-        assert!(refs(&f, "Color::RED").iter().any(|r| r.member && !r.call));
+        assert!(f.references_to("NOT_READ").is_empty(), "not an f-string");
+        assert!(f
+            .references_to("Color::RED")
+            .iter()
+            .any(|r| r.member && !r.call));
         assert!(used_in("Point", "job::work") && used_in("str", "job::work"));
-        assert!(refs(&f, "pattern::match").iter().any(|r| r.call));
+        assert!(f.references_to("pattern::match").iter().any(|r| r.call));
         for name in [
             "k",
             "ev",
@@ -1050,12 +1049,16 @@ class Settings(Base):
             "level",
             "handler",
         ] {
-            assert!(refs(&f, name).is_empty(), "{name}: {:?}", f.references);
+            assert!(
+                f.references_to(name).is_empty(),
+                "{name}: {:?}",
+                f.references
+            );
         }
         // Module-level assignments are not locals: `counter` is read at
         // line 10, and the module-level `for` target `row` only inside
         // `work`.
-        assert_eq!(refs(&f, "row").len(), 1);
+        assert_eq!(f.references_to("row").len(), 1);
     }
 
     #[test]
@@ -1091,7 +1094,10 @@ class Settings(Base):
             Ok(Ok(f)) => f,
             _ => panic!("indexing a deep file failed"),
         };
-        assert_eq!(refs(&f, "g").len(), depth);
-        assert!(refs(&f, "g").iter().all(|r| r.caller == ["deep", "f"]));
+        assert_eq!(f.references_to("g").len(), depth);
+        assert!(f
+            .references_to("g")
+            .iter()
+            .all(|r| r.caller == ["deep", "f"]));
     }
 }

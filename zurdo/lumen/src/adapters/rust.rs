@@ -70,8 +70,8 @@
 
 use std::collections::HashSet;
 
-use super::Extracted;
-use crate::model::{Kind, Reference, Symbol};
+use super::{line, Extracted};
+use crate::model::{Kind, Reference};
 use tree_sitter::{Node, Tree};
 
 /// Extracts definitions and references from a parsed Rust file; `module` is
@@ -742,12 +742,7 @@ impl<'s> Walker<'s> {
     fn define(&mut self, name: String, kind: Kind, at: Node<'_>, target: Vec<String>) {
         let mut path = self.scope_path();
         path.push(name);
-        self.out.symbols.push(Symbol {
-            path,
-            kind,
-            line: line(at),
-            target,
-        });
+        self.out.define(path, kind, at, target);
     }
 
     fn emit(&mut self, segments: Vec<String>, member: bool, call: bool, at: Node<'_>) {
@@ -794,13 +789,6 @@ impl<'s> Walker<'s> {
         let text = String::from_utf8_lossy(bytes);
         text.strip_prefix("r#").unwrap_or(&text).to_string()
     }
-}
-
-/// The 1-based line a node starts on.
-fn line(node: Node<'_>) -> u32 {
-    u32::try_from(node.start_position().row)
-        .unwrap_or(u32::MAX - 1)
-        .saturating_add(1)
 }
 
 /// A definition's own name node, never walked as a use.
@@ -872,7 +860,7 @@ fn is_constant_name(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use crate::adapters::{index_file, Language};
-    use crate::model::{FileIndex, Kind, Reference};
+    use crate::model::{FileIndex, Kind};
 
     const CONFIG: &str = r#"
 pub struct Config { port: u16 }
@@ -932,20 +920,6 @@ mod tests {
         index_file(Language::Rust, path, source.as_bytes())
     }
 
-    fn kind_of(file: &FileIndex, path: &str) -> Option<Kind> {
-        file.symbols
-            .iter()
-            .find(|s| s.path.join("::") == path)
-            .map(|s| s.kind)
-    }
-
-    fn refs<'a>(file: &'a FileIndex, path: &str) -> Vec<&'a Reference> {
-        file.references
-            .iter()
-            .filter(|r| r.path.join("::") == path)
-            .collect()
-    }
-
     #[test]
     fn definitions_are_qualified_and_kinded() {
         let f = index("src/config.rs", CONFIG);
@@ -979,7 +953,7 @@ mod tests {
             ("config::tests", Kind::Module),
             ("config::tests::t", Kind::Function),
         ] {
-            assert_eq!(kind_of(&f, path), Some(kind), "{path}");
+            assert_eq!(f.kind_of(path), Some(kind), "{path}");
         }
         let alias = f.symbols.iter().find(|s| s.path.join("::") == "config::Y");
         assert_eq!(
@@ -992,14 +966,14 @@ mod tests {
             .find(|s| s.path.join("::") == "config::Config::load");
         assert_eq!(load.map(|s| s.line), Some(5));
         // No definition named by the whole path of another scope leaked.
-        assert_eq!(kind_of(&f, "config::load"), None);
-        assert_eq!(kind_of(&f, "config::Wrapper<T>::new"), None);
+        assert_eq!(f.kind_of("config::load"), None);
+        assert_eq!(f.kind_of("config::Wrapper<T>::new"), None);
     }
 
     #[test]
     fn calls_carry_their_caller() {
         let f = index("src/config.rs", CONFIG);
-        let helper = refs(&f, "helper");
+        let helper = f.references_to("helper");
         assert!(
             helper.iter().any(|r| r.call
                 && !r.member
@@ -1014,11 +988,11 @@ mod tests {
                 .any(|r| r.call && r.caller.join("::") == "config::tests::t"),
             "{helper:?}"
         );
-        let scoped = refs(&f, "Config::default_port");
+        let scoped = f.references_to("Config::default_port");
         assert_eq!(scoped.len(), 1, "{:?}", f.references);
         assert!(scoped[0].call && !scoped[0].member);
         assert_eq!(scoped[0].caller.join("::"), "config::Config::load");
-        let to_string = refs(&f, "to_string");
+        let to_string = f.references_to("to_string");
         assert_eq!(to_string.len(), 1);
         assert!(to_string[0].call && to_string[0].member);
         assert_eq!(to_string[0].caller.join("::"), "config::Config::get");
@@ -1029,17 +1003,20 @@ mod tests {
         let f = index("src/config.rs", CONFIG);
         // `Config` is used only by `impl Store for Config`'s self type (not a
         // use) and `Config::default_port()`; its own name is never a use.
-        assert!(refs(&f, "Config").is_empty(), "{:?}", f.references);
-        assert!(refs(&f, "Mode").is_empty());
-        assert!(refs(&f, "T").is_empty(), "generic parameters are not uses");
-        assert!(refs(&f, "Self").is_empty());
+        assert!(f.references_to("Config").is_empty(), "{:?}", f.references);
+        assert!(f.references_to("Mode").is_empty());
         assert!(
-            refs(&f, "inner::more::X").is_empty(),
+            f.references_to("T").is_empty(),
+            "generic parameters are not uses"
+        );
+        assert!(f.references_to("Self").is_empty());
+        assert!(
+            f.references_to("inner::more::X").is_empty(),
             "use paths are not uses"
         );
         // The trait in `impl Store for Config` is a use, as is `Clone`.
-        assert_eq!(refs(&f, "Store").len(), 1);
-        assert_eq!(refs(&f, "Clone").len(), 1);
+        assert_eq!(f.references_to("Store").len(), 1);
+        assert_eq!(f.references_to("Clone").len(), 1);
     }
 
     #[test]
@@ -1067,7 +1044,7 @@ impl fmt::Display for Config {
 macro_rules! mm { ($x:expr) => { $crate::expand($x); fn not_a_call() {} } }
 "#;
         let f = index("src/lib.rs", src);
-        assert_eq!(kind_of(&f, "Config::fmt"), Some(Kind::Method));
+        assert_eq!(f.kind_of("Config::fmt"), Some(Kind::Method));
         for (path, target) in [
             ("b", "crate::a::b"),
             ("d", "crate::a::c"),
@@ -1082,19 +1059,15 @@ macro_rules! mm { ($x:expr) => { $crate::expand($x); fn not_a_call() {} } }
                 "{path}"
             );
         }
-        assert_eq!(
-            kind_of(&f, "Thing"),
-            None,
-            "a private plain use is an import"
-        );
-        assert_eq!(kind_of(&f, "fmt"), None);
+        assert_eq!(f.kind_of("Thing"), None, "a private plain use is an import");
+        assert_eq!(f.kind_of("fmt"), None);
         let call = |p: &str| {
-            refs(&f, p)
+            f.references_to(p)
                 .iter()
                 .any(|r| r.call && r.caller.join("::") == "Config::fmt")
         };
-        let call_member = |p: &str| refs(&f, p).iter().any(|r| r.call && r.member);
-        let used = |p: &str| refs(&f, p).iter().any(|r| !r.call);
+        let call_member = |p: &str| f.references_to(p).iter().any(|r| r.call && r.member);
+        let used = |p: &str| f.references_to(p).iter().any(|r| !r.call);
         assert!(
             call("Config::helper"),
             "Self:: resolved: {:?}",
@@ -1114,11 +1087,12 @@ macro_rules! mm { ($x:expr) => { $crate::expand($x); fn not_a_call() {} } }
         assert!(used("fmt::Display") && used("fmt::Formatter") && used("fmt::Result"));
         assert!(used("Item") && used("Config") && used("Store"));
         assert!(used("Some"), "tuple-struct pattern");
-        assert!(refs(&f, "expand")
+        assert!(f
+            .references_to("expand")
             .iter()
             .any(|r| r.call && r.caller.is_empty()));
-        assert!(refs(&f, "not_a_call").is_empty());
-        assert!(refs(&f, "fmt").is_empty(), "the method's own name");
+        assert!(f.references_to("not_a_call").is_empty());
+        assert!(f.references_to("fmt").is_empty(), "the method's own name");
         // Source order: `render` (line 12) comes after `write` (line 12) and
         // before `Config::load` (line 13).
         let pos = |p: &str| f.references.iter().position(|r| r.path.join("::") == p);
@@ -1130,13 +1104,13 @@ macro_rules! mm { ($x:expr) => { $crate::expand($x); fn not_a_call() {} } }
         let src = "fn outer() { fn inner() { outer(); } struct Local; impl Local { fn m() { inner(); } } }\n\
                    extern \"C\" { fn ffi(); }";
         let f = index("src/a/mod.rs", src);
-        assert_eq!(kind_of(&f, "a::outer::inner"), Some(Kind::Function));
-        assert_eq!(kind_of(&f, "a::outer::Local"), Some(Kind::Class));
-        assert_eq!(kind_of(&f, "a::outer::Local::m"), Some(Kind::Method));
-        assert_eq!(kind_of(&f, "a::ffi"), Some(Kind::Function));
-        let outer = refs(&f, "outer");
+        assert_eq!(f.kind_of("a::outer::inner"), Some(Kind::Function));
+        assert_eq!(f.kind_of("a::outer::Local"), Some(Kind::Class));
+        assert_eq!(f.kind_of("a::outer::Local::m"), Some(Kind::Method));
+        assert_eq!(f.kind_of("a::ffi"), Some(Kind::Function));
+        let outer = f.references_to("outer");
         assert_eq!(outer[0].caller.join("::"), "a::outer::inner");
-        let inner = refs(&f, "inner");
+        let inner = f.references_to("inner");
         assert_eq!(inner[0].caller.join("::"), "a::outer::Local::m");
     }
 
@@ -1153,14 +1127,14 @@ macro_rules! mm { ($x:expr) => { $crate::expand($x); fn not_a_call() {} } }
                    y\n\
                    }\n";
         let f = index("src/lib.rs", src);
-        let max = refs(&f, "MAX_RETRIES");
+        let max = f.references_to("MAX_RETRIES");
         assert!(
             max.len() == 1 && !max[0].call && !max[0].member && max[0].caller == ["run"],
             "{:?}",
             f.references
         );
         assert_eq!(max[0].line, 4);
-        let parse_port = refs(&f, "parse_port");
+        let parse_port = f.references_to("parse_port");
         assert!(
             parse_port.iter().any(|r| r.call && r.line == 5),
             "the call in the closure: {parse_port:?}"
@@ -1173,7 +1147,11 @@ macro_rules! mm { ($x:expr) => { $crate::expand($x); fn not_a_call() {} } }
         );
         assert_eq!(parse_port.len(), 2, "the callee is not recorded twice");
         for local in ["n", "local", "s", "xs", "y", "f", "ports"] {
-            assert!(refs(&f, local).is_empty(), "{local}: {:?}", f.references);
+            assert!(
+                f.references_to(local).is_empty(),
+                "{local}: {:?}",
+                f.references
+            );
         }
     }
 
@@ -1195,7 +1173,11 @@ fn g<const N: usize>(v: Option<Config>, (a, b): (u8, u8)) -> usize {
 }
 "#;
         let f = index("src/lib.rs", src);
-        let used = |p: &str| refs(&f, p).iter().any(|r| !r.call && r.caller == ["g"]);
+        let used = |p: &str| {
+            f.references_to(p)
+                .iter()
+                .any(|r| !r.call && r.caller == ["g"])
+        };
         for name in [
             "ITEMS",
             "MAX",
@@ -1213,11 +1195,15 @@ fn g<const N: usize>(v: Option<Config>, (a, b): (u8, u8)) -> usize {
             "v", "b", "i", "x", "port", "alias", "w", "c", "s", "h", "q", "r", "N", "outer",
             "static", "name", "k", "inner",
         ] {
-            assert!(refs(&f, name).is_empty(), "{name}: {:?}", f.references);
+            assert!(
+                f.references_to(name).is_empty(),
+                "{name}: {:?}",
+                f.references
+            );
         }
         // `inner` is a function of its own: `a` is not its local, so it is
         // a use there (a nested fn cannot capture `g`'s locals).
-        let a = refs(&f, "a");
+        let a = f.references_to("a");
         assert!(a.len() == 1 && a[0].caller == ["g", "inner"], "{a:?}");
     }
 
@@ -1257,7 +1243,10 @@ fn g<const N: usize>(v: Option<Config>, (a, b): (u8, u8)) -> usize {
             Ok(Ok(f)) => f,
             _ => panic!("indexing a deep file failed"),
         };
-        assert_eq!(refs(&f, "g").len(), depth);
-        assert!(refs(&f, "g").iter().all(|r| r.caller == ["deep", "f"]));
+        assert_eq!(f.references_to("g").len(), depth);
+        assert!(f
+            .references_to("g")
+            .iter()
+            .all(|r| r.caller == ["deep", "f"]));
     }
 }

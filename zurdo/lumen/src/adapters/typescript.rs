@@ -98,7 +98,7 @@ use std::collections::HashSet;
 use tree_sitter::{Node, Tree};
 
 use super::Extracted;
-use crate::model::{Kind, Reference, Symbol};
+use crate::model::Kind;
 
 /// Where a node sits, for the definitions that depend on it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -185,13 +185,6 @@ fn text(node: Node, source: &[u8]) -> String {
         .get(node.byte_range())
         .map(|b| String::from_utf8_lossy(b).into_owned())
         .unwrap_or_default()
-}
-
-/// The node's 1-based line.
-fn line(node: Node) -> u32 {
-    u32::try_from(node.start_position().row)
-        .unwrap_or(u32::MAX - 1)
-        .saturating_add(1)
 }
 
 /// `scope` with `name` appended.
@@ -331,26 +324,12 @@ impl<'s> Walker<'s> {
     }
 
     fn define(&mut self, path: Vec<String>, kind: Kind, at: Node, target: Vec<String>) {
-        self.out.symbols.push(Symbol {
-            path,
-            kind,
-            line: line(at),
-            target,
-        });
+        self.out.define(path, kind, at, target);
     }
 
     fn refer(&mut self, path: Vec<String>, member: bool, call: bool, at: Node, ctx: usize) {
-        if path.is_empty() || path.iter().any(|s| s.is_empty()) {
-            return;
-        }
         let caller = self.ctxs[ctx].caller.clone();
-        self.out.references.push(Reference {
-            path,
-            member,
-            call,
-            line: line(at),
-            caller,
-        });
+        self.out.refer(path, member, call, at, caller);
     }
 
     /// A new context derived from `parent`, returning its index.
@@ -1211,17 +1190,10 @@ export { helper as h };
 export { Thing } from './things';
 "#;
 
-    fn kind_of(file: &FileIndex, path: &str) -> Option<Kind> {
-        file.symbols
-            .iter()
-            .find(|s| s.path.join("::") == path)
-            .map(|s| s.kind)
-    }
-
     fn assert_kinds(file: &FileIndex, expected: &[(&str, Kind)]) {
         for (path, kind) in expected {
             assert_eq!(
-                kind_of(file, path),
+                file.kind_of(path),
                 Some(*kind),
                 "{path}: {:#?}",
                 file.symbols
@@ -1281,7 +1253,7 @@ export { Thing } from './things';
             Some("things::Thing")
         );
         // A default import is not an alias; nothing escapes the module path.
-        assert_eq!(kind_of(&f, "ui::app::React"), None);
+        assert_eq!(f.kind_of("ui::app::React"), None);
         assert!(f
             .symbols
             .iter()
@@ -1395,7 +1367,7 @@ export { Thing } from './things';
             ],
         );
         // Locals of a component are not definitions.
-        assert_eq!(kind_of(&f, "components::card::Card::open"), None);
+        assert_eq!(f.kind_of("components::card::Card::open"), None);
         let title = find(&f, &["Title"]);
         assert!(title.len() == 1 && title[0].call);
         assert_eq!(title[0].caller, ["components", "card", "Card"]);
@@ -1469,7 +1441,7 @@ import fs = require("fs");
             "data::repo::outer::limit",
             "data::repo::limit",
         ] {
-            assert_eq!(kind_of(&f, absent), None, "{absent}");
+            assert_eq!(f.kind_of(absent), None, "{absent}");
         }
         // Type parameters are not references; real type uses are.
         assert!(find(&f, &["T"]).is_empty(), "{:#?}", f.references);
@@ -1600,7 +1572,7 @@ import fs = require("fs");
         assert!(find(&f, &["item", "size"]).is_empty());
         // A function-valued declarator in a function is a definition
         // (`run::named`), not a local: `{ named }` uses it.
-        assert_eq!(kind_of(&f, "jobs::run::run::named"), Some(Kind::Function));
+        assert_eq!(f.kind_of("jobs::run::run::named"), Some(Kind::Function));
         assert_eq!(value_use(&f, &["named"], false).len(), 1);
         assert_eq!(find(&f, &["Panel"]).len(), 1, "the component, as a call");
         // Calls keep their single record.
@@ -1677,7 +1649,7 @@ import fs = require("fs");
             assert_eq!(find(&f, &["g"]).len(), depth);
             assert!(find(&f, &["g"]).iter().all(|r| r.caller == ["deep", "f"]));
             let f = index_file(language, "src/deep.ts", arrays.as_bytes());
-            assert_eq!(kind_of(&f, "deep::a"), Some(Kind::Constant));
+            assert_eq!(f.kind_of("deep::a"), Some(Kind::Constant));
             let f = index_file(language, "src/deep.ts", arrows.as_bytes());
             let r = find(&f, &["R"]);
             assert!(r.len() == 1 && r[0].caller == ["deep", "f"] && !r[0].call);
