@@ -210,6 +210,21 @@ pub fn module_path(language: Language, path: &str) -> Vec<String> {
     segments
 }
 
+/// Indexes `source` on a thread with a 256 KB stack: an adapter that
+/// recursed per nesting level would overflow it (tests only).
+#[cfg(test)]
+pub(crate) fn index_on_small_stack(language: Language, path: &str, source: String) -> FileIndex {
+    let path = path.to_string();
+    match std::thread::Builder::new()
+        .stack_size(256 * 1024)
+        .spawn(move || index_file(language, &path, source.as_bytes()))
+        .map(|h| h.join())
+    {
+        Ok(Ok(file)) => file,
+        _ => panic!("indexing a deeply nested file failed"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

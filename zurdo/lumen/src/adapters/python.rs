@@ -1086,14 +1086,7 @@ class Settings(Base):
             "g(".repeat(depth),
             ")".repeat(depth)
         );
-        let f = std::thread::Builder::new()
-            .stack_size(256 * 1024)
-            .spawn(move || index("deep.py", &src))
-            .map(|h| h.join());
-        let f = match f {
-            Ok(Ok(f)) => f,
-            _ => panic!("indexing a deep file failed"),
-        };
+        let f = crate::adapters::index_on_small_stack(Language::Python, "deep.py", src);
         assert_eq!(f.references_to("g").len(), depth);
         assert!(f
             .references_to("g")

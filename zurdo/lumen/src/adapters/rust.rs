@@ -1235,14 +1235,7 @@ fn g<const N: usize>(v: Option<Config>, (a, b): (u8, u8)) -> usize {
             "g(".repeat(depth),
             ")".repeat(depth)
         );
-        let f = std::thread::Builder::new()
-            .stack_size(256 * 1024)
-            .spawn(move || index("src/deep.rs", &src))
-            .map(|h| h.join());
-        let f = match f {
-            Ok(Ok(f)) => f,
-            _ => panic!("indexing a deep file failed"),
-        };
+        let f = crate::adapters::index_on_small_stack(Language::Rust, "src/deep.rs", src);
         assert_eq!(f.references_to("g").len(), depth);
         assert!(f
             .references_to("g")
