@@ -90,3 +90,43 @@ fn a_criterion_writing_into_a_frozen_path_is_folded_not_charged() {
     );
     assert!(state["tasks"][0]["iterations"][0]["frozen_violations"].is_null());
 }
+
+#[test]
+fn above_the_hashing_limit_the_tree_diff_still_enforces_frozen_paths() {
+    // 20,001 frozen files: the hashing leg stands down with a warning, and
+    // the git tree comparison still catches an edit among them.
+    let parent = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    std::fs::create_dir_all(parent).expect("target tmp");
+    let prd = PRD.replace("**Frozen**: tests/*.txt", "**Frozen**: data/**");
+    let script = r#"{"attempts": [
+        {"write": {"out.txt": "ok\n", "data/d-7/f-7.txt": "edited\n"}},
+        {"write": {"data/d-7/f-7.txt": "7\n"}}
+    ]}"#;
+    let r = common::run_repo_in(parent, &prd, "", &[], script, true);
+    for d in 0..=200 {
+        let dir = r.path().join(format!("data/d-{d}"));
+        std::fs::create_dir_all(&dir).expect("mkdir");
+        for f in 0..100 {
+            if d == 200 && f > 0 {
+                break;
+            }
+            std::fs::write(dir.join(format!("f-{f}.txt")), format!("{f}\n")).expect("write");
+        }
+    }
+    let (code, stderr, state) = run(r.path());
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("the frozen-path check stands down"),
+        "{stderr}"
+    );
+    let first = &state["tasks"][0]["iterations"][0];
+    assert_eq!(first["passed"], false, "{first:#}");
+    assert_eq!(
+        first["frozen_violations"],
+        serde_json::json!(["data/d-7/f-7.txt"])
+    );
+    assert_eq!(
+        state["tasks"][0]["iterations"][1]["passed"], true,
+        "reverted"
+    );
+}

@@ -71,6 +71,15 @@ impl Frozen {
         &self.patterns
     }
 
+    /// The paths among `paths` the globs match.
+    pub fn matching(&self, paths: &[String]) -> Vec<String> {
+        paths
+            .iter()
+            .filter(|p| self.set.is_match(p.as_str()))
+            .cloned()
+            .collect()
+    }
+
     /// Hashes every regular file under `root` the globs match.
     pub fn snapshot(&self, root: &Path) -> Result<Snapshot, StandDown> {
         let mut found = Snapshot::new();

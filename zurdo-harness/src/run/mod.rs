@@ -571,6 +571,35 @@ impl Run {
         }
     }
 
+    /// The first leg of frozen-path enforcement: the frozen paths among
+    /// those that differ between the task's baseline tree and the tree
+    /// about to be verified (tracked and untracked files, not ignored ones:
+    /// the hashing leg covers those). It works however many files the globs
+    /// match, so it still holds where the hashing leg stands down. Paths a
+    /// criterion's own writes were folded for are not charged.
+    fn frozen_in_tree_diff(
+        &self,
+        task: &Task,
+        set: &frozen::Frozen,
+        tree: Option<&str>,
+    ) -> Vec<String> {
+        let Some(t) = self.state.task(&task.id) else {
+            return Vec::new();
+        };
+        let (Some(base), Some(tree)) = (t.rollback_point.as_deref(), tree) else {
+            return Vec::new();
+        };
+        let Ok(changed) = evidence::changed_paths(self.verifier.root(), base, tree) else {
+            return Vec::new();
+        };
+        let folded: BTreeSet<&String> =
+            t.iterations.iter().flat_map(|i| &i.frozen_folded).collect();
+        set.matching(&changed)
+            .into_iter()
+            .filter(|p| !folded.contains(p))
+            .collect()
+    }
+
     /// Writes the criteria themselves made into frozen files are not charged
     /// to the next attempt, but they are not silent either.
     fn fold_verification_writes(
@@ -1008,7 +1037,7 @@ impl Run {
         let verified_tree = self.capture_tree();
         let frozen = self.frozen_set(task);
         let before_verify = self.frozen_snapshot(&frozen);
-        let violations = match (
+        let mut violations = match (
             self.state
                 .task(&task.id)
                 .and_then(|t| t.frozen_baseline.as_ref()),
@@ -1017,6 +1046,12 @@ impl Run {
             (Some(base), Some(now)) => frozen::changes(base, now),
             _ => Vec::new(),
         };
+        for path in self.frozen_in_tree_diff(task, &frozen, verified_tree.as_deref()) {
+            if !violations.contains(&path) {
+                violations.push(path);
+            }
+        }
+        violations.sort();
         for path in &violations {
             eprintln!("      FROZEN {path} was modified");
         }

@@ -44,8 +44,28 @@ pub fn run_repo(
     script: &str,
     real_git: bool,
 ) -> tempfile::TempDir {
+    run_repo_in(
+        &std::env::temp_dir(),
+        prd,
+        config_extra,
+        files,
+        script,
+        real_git,
+    )
+}
+
+/// [`run_repo`] under `parent` (for trees of many files, a directory on
+/// the repository's own filesystem can be much faster than `/tmp`).
+pub fn run_repo_in(
+    parent: &Path,
+    prd: &str,
+    config_extra: &str,
+    files: &[(&str, &str)],
+    script: &str,
+    real_git: bool,
+) -> tempfile::TempDir {
     use std::os::unix::fs::PermissionsExt;
-    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = tempfile::tempdir_in(parent).expect("temp dir");
     let root = dir.path();
     if real_git {
         let ok = Command::new("git")
