@@ -39,7 +39,7 @@ const SKIP_DIRS: [&str; 2] = ["node_modules", "__pycache__"];
 pub const ADAPTERS: &str = env!("CARGO_PKG_VERSION");
 
 /// A whole generation.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Index {
     /// [`FORMAT`] when written.
     pub format: u32,
@@ -50,6 +50,59 @@ pub struct Index {
     pub generation: u64,
     /// Every indexed file, by repository-relative path.
     pub files: BTreeMap<String, FileIndex>,
+    /// What each file's metadata was when this process last hashed it.
+    #[serde(skip)]
+    stamps: BTreeMap<String, Stamp>,
+}
+
+impl PartialEq for Index {
+    fn eq(&self, other: &Index) -> bool {
+        (self.format, &self.adapters, self.generation, &self.files)
+            == (
+                other.format,
+                &other.adapters,
+                other.generation,
+                &other.files,
+            )
+    }
+}
+
+impl Eq for Index {}
+
+/// A file's metadata as a refresh saw it: while length, modification and
+/// change times (the change time cannot be set back from user space) and
+/// inode are the same, the bytes are taken to be the same and not read
+/// or hashed again. Only kept in memory, for the process that hashed them,
+/// and only for files whose last change was over two seconds before the
+/// hash (the rest are "racily clean" and hashed every time).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Stamp {
+    len: u64,
+    mtime: (i64, i64),
+    ctime: (i64, i64),
+    ino: u64,
+    dev: u64,
+}
+
+impl Stamp {
+    /// The change time since the epoch.
+    fn changed(&self) -> Duration {
+        let secs = u64::try_from(self.ctime.0).unwrap_or(0);
+        let nanos = u32::try_from(self.ctime.1).unwrap_or(0);
+        Duration::new(secs, nanos.min(999_999_999))
+    }
+
+    fn of(path: &Path) -> Option<Stamp> {
+        use std::os::unix::fs::MetadataExt;
+        let m = std::fs::metadata(path).ok()?;
+        Some(Stamp {
+            len: m.len(),
+            mtime: (m.mtime(), m.mtime_nsec()),
+            ctime: (m.ctime(), m.ctime_nsec()),
+            ino: m.ino(),
+            dev: m.dev(),
+        })
+    }
 }
 
 /// What a refresh did.
@@ -138,22 +191,49 @@ struct Scan {
     todo: Vec<Pending>,
     /// Source files seen.
     files: usize,
+    /// Each file's metadata as seen.
+    stamps: BTreeMap<String, Stamp>,
 }
 
 /// Walks `root` and hashes every source file; `known` says whether a
-/// path's language and hash are what an existing entry has.
-fn scan(root: &Path, known: impl Fn(&str, &str, &str) -> bool) -> Scan {
+/// path's language and hash are what an existing entry has. A file whose
+/// metadata equals `seen`'s stamp for it is taken as unchanged unread.
+fn scan(
+    root: &Path,
+    seen: &BTreeMap<String, Stamp>,
+    known: impl Fn(&str, &str, &str) -> bool,
+) -> Scan {
     let sources = walk(root);
     let mut scan = Scan {
         unchanged: Vec::new(),
         todo: Vec::new(),
         files: sources.len(),
+        stamps: BTreeMap::new(),
     };
+    let settled_before = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(Duration::ZERO, |d| d.saturating_sub(Duration::from_secs(2)));
     for (path, language) in sources {
-        let Ok(bytes) = std::fs::read(root.join(&path)) else {
+        let full = root.join(&path);
+        let stamp = Stamp::of(&full);
+        if let Some(stamp) = stamp {
+            if seen.get(&path) == Some(&stamp) {
+                scan.stamps.insert(path.clone(), stamp);
+                scan.unchanged.push(path);
+                continue;
+            }
+        }
+        let Ok(bytes) = std::fs::read(&full) else {
             continue;
         };
         let hash = sha256_hex(&bytes);
+        // Racily clean (as git calls it): a file changed within the last
+        // two seconds could change again within the clock's granularity
+        // without its change time moving, so its stamp is not kept and it
+        // is hashed again next time.
+        if let Some(stamp) = stamp.filter(|s| s.changed() < settled_before) {
+            scan.stamps.insert(path.clone(), stamp);
+        }
         if known(&path, language.name(), &hash) {
             scan.unchanged.push(path);
         } else {
@@ -183,6 +263,7 @@ impl Index {
             adapters: ADAPTERS.to_string(),
             generation: manifest.generation,
             files: BTreeMap::new(),
+            stamps: BTreeMap::new(),
         };
         for (path, e) in manifest.files {
             if !safe_name(&e.entry) {
@@ -207,14 +288,18 @@ impl Index {
         let started = Instant::now();
         if self.format != FORMAT || self.adapters != ADAPTERS {
             self.files.clear();
+            self.stamps.clear();
             self.format = FORMAT;
             self.adapters = ADAPTERS.to_string();
         }
-        let found = scan(root, |path, language, hash| {
+        let stamps = std::mem::take(&mut self.stamps);
+        let found = scan(root, &stamps, |path, language, hash| {
             self.files
                 .get(path)
                 .is_some_and(|f| f.hash == hash && f.language == language)
         });
+        // A stamp only vouches for a file this index holds.
+        self.stamps = found.stamps;
         let mut next: BTreeMap<String, FileIndex> = BTreeMap::new();
         for path in found.unchanged {
             if let Some(file) = self.files.remove(&path) {
@@ -301,7 +386,7 @@ impl Index {
         let started = Instant::now();
         let dir = root.join(DIR);
         let (_, old) = Manifest::read(root).unwrap_or_default();
-        let found = scan(root, |path, language, hash| {
+        let found = scan(root, &BTreeMap::new(), |path, language, hash| {
             old.files.get(path).is_some_and(|e| {
                 e.hash == hash && e.language == language && dir.join(&e.entry).is_file()
             })
@@ -632,6 +717,58 @@ mod tests {
         fresh.refresh(dir.path());
         assert_eq!(loaded.files, fresh.files);
         assert_eq!(loaded.generation, 2);
+    }
+
+    #[test]
+    fn an_edit_that_keeps_length_and_mtime_is_still_seen() {
+        let dir = repo();
+        let mut index = Index::default();
+        index.refresh(dir.path());
+        let path = dir.path().join("src/b.rs");
+        let mtime = std::fs::metadata(&path)
+            .and_then(|m| m.modified())
+            .expect("mtime");
+        // Same length, and the modification time put back: the change time
+        // still moves, so the file is read again.
+        std::fs::write(&path, "pub fn c() {}\n").expect("write");
+        std::fs::File::options()
+            .write(true)
+            .open(&path)
+            .and_then(|f| f.set_modified(mtime))
+            .expect("set mtime");
+        let stats = index.refresh(dir.path());
+        assert_eq!((stats.parsed, stats.reused), (1, 1));
+        assert_eq!(index.files["src/b.rs"].symbols[0].path, ["b", "c"]);
+        let again = index.refresh(dir.path());
+        assert_eq!((again.parsed, again.reused), (0, 2));
+    }
+
+    #[test]
+    fn only_settled_files_are_trusted_by_their_stamp() {
+        let dir = repo();
+        let mut index = Index::default();
+        index.refresh(dir.path());
+        assert!(
+            index.stamps.is_empty(),
+            "files changed a moment ago are racily clean: hashed every time"
+        );
+        std::thread::sleep(Duration::from_millis(2100));
+        index.refresh(dir.path());
+        assert_eq!(index.stamps.len(), 2, "settled files are stamped");
+        // The fast path still sees an edit that keeps length and mtime.
+        let path = dir.path().join("src/b.rs");
+        let mtime = std::fs::metadata(&path)
+            .and_then(|m| m.modified())
+            .expect("mtime");
+        std::fs::write(&path, "pub fn c() {}\n").expect("write");
+        std::fs::File::options()
+            .write(true)
+            .open(&path)
+            .and_then(|f| f.set_modified(mtime))
+            .expect("set mtime");
+        let stats = index.refresh(dir.path());
+        assert_eq!((stats.parsed, stats.reused), (1, 1));
+        assert_eq!(index.files["src/b.rs"].symbols[0].path, ["b", "c"]);
     }
 
     #[test]
