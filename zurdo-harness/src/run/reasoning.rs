@@ -43,7 +43,8 @@ impl Run {
     /// when a `halt_task` verdict stops the task.
     pub(super) fn after_failure(&mut self, task: &Task, attempt: u32, max: u32) -> Option<Status> {
         let stall = self.detect_stall(task, attempt)?;
-        if !self.config.reason.enabled {
+        // A run that is stopping (Ctrl-C, or refused) spends nothing more.
+        if !self.config.reason.enabled || self.interrupt.requested() || self.refused.is_some() {
             return None;
         }
         if attempt >= max {
