@@ -255,7 +255,11 @@ impl Run {
     /// touch the pass.
     pub(super) fn after_pass(&mut self, task: &Task) {
         let reason = self.config.reason.clone();
-        if !reason.enabled || !reason.extract_lessons {
+        if !reason.enabled
+            || !reason.extract_lessons
+            || self.interrupt.requested()
+            || self.refused.is_some()
+        {
             return;
         }
         let Some(t) = self.state.task(&task.id) else {
