@@ -77,6 +77,27 @@ fn script(attempts: Vec<Value>, reason: Vec<Value>) -> String {
     json!({"attempts": attempts, "reason": reason, "log": "invocations.jsonl"}).to_string()
 }
 
+/// `prd(max)` with `[reason] enabled` (plus `config`) and `files`, run by
+/// an agent that fails the same way `failing` times and then passes, and a
+/// reasoner answering from `reason`.
+fn stalled_run(
+    max: u32,
+    config: &str,
+    files: &[(&str, &str)],
+    failing: usize,
+    reason: Vec<Value>,
+) -> (tempfile::TempDir, std::process::Output) {
+    let dir = run_repo(
+        &prd(max),
+        &enabled(config),
+        files,
+        &script(attempts(failing), reason),
+        false,
+    );
+    let out = zurdo_run(dir.path(), &[], &[]);
+    (dir, out)
+}
+
 fn jsonl(path: &Path) -> Vec<Value> {
     std::fs::read_to_string(path)
         .unwrap_or_default()
@@ -219,15 +240,8 @@ fn retry_with_guidance_puts_a_diagnosis_in_the_next_prompt_and_the_recovery_teac
         ),
         lesson("Create the out/ directory before writing markers into it."),
     ];
-    let dir = run_repo(
-        &prd(4),
-        &enabled(""),
-        &[],
-        &script(attempts(2), reason),
-        false,
-    );
+    let (dir, out) = stalled_run(4, "", &[], 2, reason);
     let root = dir.path();
-    let out = zurdo_run(root, &[], &[]);
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     let prompts = executor_prompts(root);
@@ -349,15 +363,8 @@ fn suggest_heal_records_a_routing_and_the_loop_continues() {
         &[],
         "The hint may be wrong.",
     )];
-    let dir = run_repo(
-        &prd(4),
-        &enabled(""),
-        &[],
-        &script(attempts(2), reason),
-        false,
-    );
+    let (dir, out) = stalled_run(4, "", &[], 2, reason);
     let root = dir.path();
-    let out = zurdo_run(root, &[], &[]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let t = task1(root);
     assert_eq!(
@@ -371,15 +378,8 @@ fn suggest_heal_records_a_routing_and_the_loop_continues() {
 #[test]
 fn halt_task_stops_the_task_at_once_and_blocks_its_dependents() {
     let reason = vec![diagnosis("halt_task", "high", &[1], "")];
-    let dir = run_repo(
-        &prd(5),
-        &enabled(""),
-        &[],
-        &script(attempts(4), reason),
-        false,
-    );
+    let (dir, out) = stalled_run(5, "", &[], 4, reason);
     let root = dir.path();
-    let out = zurdo_run(root, &[], &[]);
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     let st = state(root);
@@ -395,15 +395,8 @@ fn halt_task_stops_the_task_at_once_and_blocks_its_dependents() {
 /// must go exactly as with the subsystem off: attempt 3 happens, its prompt
 /// has no diagnosis, the task passes.
 fn fails_open(config: &str, reason: Vec<Value>, expect_outcome: &str, why: &str) {
-    let dir = run_repo(
-        &prd(4),
-        &enabled(config),
-        &[],
-        &script(attempts(2), reason),
-        false,
-    );
+    let (dir, out) = stalled_run(4, config, &[], 2, reason);
     let root = dir.path();
-    let out = zurdo_run(root, &[], &[]);
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     let t = task1(root);
@@ -498,15 +491,8 @@ fn the_per_task_budget_caps_diagnoses_and_the_final_attempt_gets_none() {
     // Five identical failures, max 5 attempts: stalls at 2, 3, 4, 5.
     // Diagnoses at 2 and 3 (the per-task cap is 2), skipped at 4 (cap) and 5 (final).
     let reason = vec![diagnosis("retry_with_guidance", "low", &[], "try again")];
-    let dir = run_repo(
-        &prd(5),
-        &enabled(""),
-        &[],
-        &script(attempts(5), reason),
-        false,
-    );
+    let (dir, out) = stalled_run(5, "", &[], 5, reason);
     let root = dir.path();
-    let out = zurdo_run(root, &[], &[]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     assert_eq!(events(root, "task_stalled").len(), 4);
     let outcomes: Vec<(String, String)> = events(root, "diagnosis_outcome")
@@ -540,15 +526,8 @@ fn high_confidence_without_a_citation_is_clamped_to_medium() {
         &[],
         "mkdir -p out",
     )];
-    let dir = run_repo(
-        &prd(4),
-        &enabled(""),
-        &[],
-        &script(attempts(2), reason),
-        false,
-    );
+    let (dir, out) = stalled_run(4, "", &[], 2, reason);
     let root = dir.path();
-    let out = zurdo_run(root, &[], &[]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let outcome = &events(root, "diagnosis_outcome")[0];
     assert_eq!(outcome["outcome"], "accepted");
@@ -590,15 +569,14 @@ fn eviction_keeps_the_library_at_max_lessons() {
         diagnosis("retry_with_guidance", "low", &[], "mkdir"),
         lesson("Create out/ before writing into it."),
     ];
-    let dir = run_repo(
-        &prd(4),
-        &enabled("max_lessons = 1\n"),
+    let (dir, out) = stalled_run(
+        4,
+        "max_lessons = 1\n",
         &[("lessons/lesson-00000001.md", old)],
-        &script(attempts(2), reason),
-        false,
+        2,
+        reason,
     );
     let root = dir.path();
-    let out = zurdo_run(root, &[], &[]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let files = lesson_files(root);
     assert_eq!(files.len(), 1, "{files:?}");
@@ -663,15 +641,8 @@ fn extract_lessons_false_diagnoses_but_writes_no_lesson() {
         diagnosis("retry_with_guidance", "low", &[], "mkdir -p out"),
         lesson("Create out/ first."),
     ];
-    let dir = run_repo(
-        &prd(4),
-        &enabled("extract_lessons = false\n"),
-        &[],
-        &script(attempts(2), reason),
-        false,
-    );
+    let (dir, out) = stalled_run(4, "extract_lessons = false\n", &[], 2, reason);
     let root = dir.path();
-    let out = zurdo_run(root, &[], &[]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(reasoner_calls(root), 1, "the diagnosis only");
     assert!(lesson_files(root).is_empty());

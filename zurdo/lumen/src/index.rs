@@ -719,23 +719,27 @@ mod tests {
         assert_eq!(loaded.generation, 2);
     }
 
+    /// Rewrites `pub fn b() {}` as `pub fn c() {}` and puts the mtime back.
+    fn rewrite_keeping_length_and_mtime(path: &Path) {
+        let mtime = std::fs::metadata(path)
+            .and_then(|m| m.modified())
+            .expect("mtime");
+        std::fs::write(path, "pub fn c() {}\n").expect("write");
+        std::fs::File::options()
+            .write(true)
+            .open(path)
+            .and_then(|f| f.set_modified(mtime))
+            .expect("set mtime");
+    }
+
     #[test]
     fn an_edit_that_keeps_length_and_mtime_is_still_seen() {
         let dir = repo();
         let mut index = Index::default();
         index.refresh(dir.path());
-        let path = dir.path().join("src/b.rs");
-        let mtime = std::fs::metadata(&path)
-            .and_then(|m| m.modified())
-            .expect("mtime");
         // Same length, and the modification time put back: the change time
         // still moves, so the file is read again.
-        std::fs::write(&path, "pub fn c() {}\n").expect("write");
-        std::fs::File::options()
-            .write(true)
-            .open(&path)
-            .and_then(|f| f.set_modified(mtime))
-            .expect("set mtime");
+        rewrite_keeping_length_and_mtime(&dir.path().join("src/b.rs"));
         let stats = index.refresh(dir.path());
         assert_eq!((stats.parsed, stats.reused), (1, 1));
         assert_eq!(index.files["src/b.rs"].symbols[0].path, ["b", "c"]);
@@ -756,16 +760,7 @@ mod tests {
         index.refresh(dir.path());
         assert_eq!(index.stamps.len(), 2, "settled files are stamped");
         // The fast path still sees an edit that keeps length and mtime.
-        let path = dir.path().join("src/b.rs");
-        let mtime = std::fs::metadata(&path)
-            .and_then(|m| m.modified())
-            .expect("mtime");
-        std::fs::write(&path, "pub fn c() {}\n").expect("write");
-        std::fs::File::options()
-            .write(true)
-            .open(&path)
-            .and_then(|f| f.set_modified(mtime))
-            .expect("set mtime");
+        rewrite_keeping_length_and_mtime(&dir.path().join("src/b.rs"));
         let stats = index.refresh(dir.path());
         assert_eq!((stats.parsed, stats.reused), (1, 1));
         assert_eq!(index.files["src/b.rs"].symbols[0].path, ["b", "c"]);
