@@ -75,8 +75,13 @@ pub fn run(args: &DemoArgs) -> u8 {
     );
     eprintln!(
         "\nLook around: {0}/.zurdo/ holds prd.json (the state), progress.log (every event) and \
-         iterations/ (each prompt and the agent's output; task-greeting-2.prompt opens with what failed).",
-        dir.display()
+         iterations/ (each prompt and the agent's output; task-greeting-2.prompt opens with what failed).\n\
+         Next: `cd {0} && {1} report prds/demo.md` prints the run's report, and `{1} verify prds/demo.md` \
+         checks the criteria again without an agent.",
+        dir.display(),
+        std::env::current_exe()
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|_| "zurdo".into())
     );
     code
 }
