@@ -245,6 +245,9 @@ fn python_classes_methods_modules_and_reexports() {
     r.pass("[symbol: app::store::Store]");
     r.pass("[symbol: store::helper]");
     r.pass("[symbol: app::store]");
+    // The re-export in app/__init__.py defines the public path too.
+    assert_eq!(r.pass("[symbol: app::Store]"), ["app/store.py"]);
+    assert!(not_found(r.fail("[symbol: app::Missing]")).contains("indexed"));
     assert!(not_found(r.fail("[symbol: Store::put]")).contains("indexed"));
     assert!(not_found(r.fail("[symbol: Store::size]")).contains("field"));
     r.pass("[references: Store]");

@@ -41,6 +41,25 @@ pub struct Use<'a> {
     pub reference: &'a Reference,
 }
 
+/// How many aliases a name is followed through (`a` → `b` → `c` …).
+const MAX_ALIAS_HOPS: usize = 4;
+
+/// An alias's target as a name: relative-import dots and `crate`, `self`,
+/// `super` segments dropped (`[".", "store", "Store"]` → `store::Store`).
+fn alias_target(target: &[String]) -> Vec<String> {
+    target
+        .iter()
+        .filter(|s| {
+            !matches!(
+                s.as_str(),
+                "." | ".." | "crate" | "self" | "super" | "$crate"
+            )
+        })
+        .filter(|s| !s.chars().all(|c| c == '.'))
+        .cloned()
+        .collect()
+}
+
 /// True when `path` ends with `name` at segment boundaries.
 pub fn ends_with(path: &[String], name: &[String]) -> bool {
     !name.is_empty()
@@ -66,12 +85,34 @@ impl Index {
     }
 
     /// The definitions of `name` hints may resolve (the query-only kinds
-    /// left out).
+    /// left out). A name that is only a re-export or import alias
+    /// (`from .store import Store` in `app/__init__.py` makes `app::Store`)
+    /// resolves to what the alias names, when that is defined: the name is
+    /// then defined under its public path too.
     pub fn hint_definitions(&self, name: &[String]) -> Vec<Definition<'_>> {
-        self.definitions(name)
-            .into_iter()
-            .filter(|d| d.symbol.kind.hint_target())
-            .collect()
+        let mut names = vec![name.to_vec()];
+        for _ in 0..MAX_ALIAS_HOPS {
+            let Some(current) = names.pop() else {
+                break;
+            };
+            let all = self.definitions(&current);
+            let found: Vec<Definition<'_>> = all
+                .iter()
+                .copied()
+                .filter(|d| d.symbol.kind.hint_target())
+                .collect();
+            if !found.is_empty() {
+                return found;
+            }
+            // Follow the first alias whose target is a name.
+            names.extend(
+                all.iter()
+                    .filter(|d| d.symbol.kind == Kind::Alias)
+                    .map(|d| alias_target(&d.symbol.target))
+                    .find(|t| !t.is_empty()),
+            );
+        }
+        Vec::new()
     }
 
     /// Uses of any of `targets` at sites other than the definitions

@@ -55,8 +55,16 @@ fn resolve<'a>(index: &'a Index, name: &QualifiedName) -> Result<Vec<Definition<
         format!("{} source files indexed", index.files.len())
     } else {
         format!(
-            "it is a {}; those are recorded for `zurdo lumen query` only",
-            other.into_iter().collect::<Vec<_>>().join("/")
+            "it is {}; those are recorded for `zurdo lumen query` only",
+            other
+                .into_iter()
+                .map(|k| if k.starts_with(['a', 'e', 'i', 'o', 'u']) {
+                    format!("an {k}")
+                } else {
+                    format!("a {k}")
+                })
+                .collect::<Vec<_>>()
+                .join(" or ")
         )
     };
     Err(Reason::SymbolNotFound {
