@@ -1,10 +1,9 @@
 //! `zurdo lumen index` and `zurdo lumen query <name>`, for the repository
 //! holding the current directory.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::json;
-use zurdo::source;
 use zurdo_lumen::query::Use;
 use zurdo_lumen::Index;
 
@@ -13,17 +12,11 @@ use crate::cli::{Format, LumenCommand};
 
 /// Runs the command and returns its exit status.
 pub fn run(command: &LumenCommand) -> u8 {
-    let root = here();
+    let root = super::repo_here();
     match command {
         LumenCommand::Index => index(&root),
         LumenCommand::Query { name, format } => query(&root, name, *format),
     }
-}
-
-/// The repository root holding the current directory.
-pub fn here() -> PathBuf {
-    // repo_root looks up from a file's directory: name one in the cwd.
-    source::repo_root(Path::new("zurdo-lumen"))
 }
 
 fn index(root: &Path) -> u8 {

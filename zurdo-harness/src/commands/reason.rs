@@ -5,7 +5,7 @@
 //! cannot shield a lesson nobody consumed from eviction. Per-run diagnosis
 //! blocks are not browsed here: they are in `zurdo report` and progress.log.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use zurdo::source;
 
@@ -18,16 +18,10 @@ use crate::reason::surface::Surface;
 /// Runs the command and returns its exit status.
 pub fn run(command: &ReasonCommand) -> u8 {
     match command {
-        ReasonCommand::Status => status(&here()),
+        ReasonCommand::Status => status(&super::repo_here()),
         ReasonCommand::Match { prd, task } => preview(prd, task.as_deref()),
-        ReasonCommand::Clear => clear(&here()),
+        ReasonCommand::Clear => clear(&super::repo_here()),
     }
-}
-
-/// The repository root holding the current directory.
-fn here() -> PathBuf {
-    // repo_root looks up from a file's directory: name one in the cwd.
-    source::repo_root(Path::new("zurdo-reason"))
 }
 
 fn status(root: &Path) -> u8 {

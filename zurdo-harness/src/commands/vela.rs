@@ -27,7 +27,7 @@ fn shown_log() -> String {
 
 /// Runs the command and returns its exit status.
 pub fn run(command: &VelaCommand) -> u8 {
-    let root = super::lumen::here();
+    let root = super::repo_here();
     match command {
         VelaCommand::Start => start(&root),
         VelaCommand::Stop => stop(&root),

@@ -38,20 +38,19 @@ const SKIP_DIRS: [&str; 2] = ["node_modules", "__pycache__"];
 /// re-parses everything rather than trusting what older adapters mapped.
 pub const ADAPTERS: &str = env!("CARGO_PKG_VERSION");
 
-/// A whole generation.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+/// A whole generation, in memory (on disk it is a [`Manifest`] over
+/// per-file entries).
+#[derive(Debug, Clone, Default)]
 pub struct Index {
     /// [`FORMAT`] when written.
     pub format: u32,
     /// [`ADAPTERS`] when written.
-    #[serde(default)]
     pub adapters: String,
     /// Increases with every published generation.
     pub generation: u64,
     /// Every indexed file, by repository-relative path.
     pub files: BTreeMap<String, FileIndex>,
     /// What each file's metadata was when this process last hashed it.
-    #[serde(skip)]
     stamps: BTreeMap<String, Stamp>,
 }
 
@@ -371,11 +370,19 @@ impl Index {
     /// generation in place: the refreshed index is still returned).
     pub fn open(root: &Path) -> (Index, Refresh) {
         let mut index = Index::load(root);
-        let stats = index.refresh(root);
-        if stats.changed() || index.generation == 0 {
-            let _ = index.publish(root);
-        }
+        let stats = index.catch_up(root);
         (index, stats)
+    }
+
+    /// Refreshes, then publishes a new generation when anything changed or
+    /// none was published yet. A failed publish only leaves the previous
+    /// generation in place: this index is fresh either way.
+    pub fn catch_up(&mut self, root: &Path) -> Refresh {
+        let stats = self.refresh(root);
+        if stats.changed() || self.generation == 0 {
+            let _ = self.publish(root);
+        }
+        stats
     }
 
     /// `zurdo lumen index`: brings the published generation up to date

@@ -26,12 +26,7 @@ pub type Shared = std::sync::Arc<Mutex<Option<Index>>>;
 pub fn check(root: &Path, shared: &Shared, check: &Check) -> (Verdict, Evidence) {
     let mut guard = shared.lock().unwrap_or_else(|p| p.into_inner());
     let index = guard.get_or_insert_with(|| Index::load(root));
-    let refresh = index.refresh(root);
-    if refresh.changed() || index.generation == 0 {
-        // A failed publish keeps the previous generation; the fresh index in
-        // memory still answers.
-        let _ = index.publish(root);
-    }
+    index.catch_up(root);
     let index: &Index = index;
     match check {
         Check::Symbol { name } => symbol(root, index, name),
