@@ -170,7 +170,7 @@ pub fn what_failed(
         );
     }
     if out.len() > RETRY_BUDGET {
-        let cut = floor_char_boundary(&out, RETRY_BUDGET);
+        let cut = zurdo_base::text::floor_char_boundary(&out, RETRY_BUDGET);
         out.truncate(cut);
         out.push_str("\n… [the rest of the failure report is cut to keep the prompt bounded]\n");
     }
@@ -182,20 +182,9 @@ fn tail_bytes(text: &str, budget: usize) -> String {
     if text.len() <= budget {
         return text.to_string();
     }
-    let mut start = text.len() - budget;
-    while !text.is_char_boundary(start) {
-        start += 1;
-    }
-    let rest = &text[start..];
+    let rest = &text[zurdo_base::text::ceil_char_boundary(text, text.len() - budget)..];
     let rest = rest.find('\n').map_or(rest, |nl| &rest[nl + 1..]);
     format!("… [{} bytes cut]\n{rest}", text.len() - rest.len())
-}
-
-fn floor_char_boundary(text: &str, mut at: usize) -> usize {
-    while at > 0 && !text.is_char_boundary(at) {
-        at -= 1;
-    }
-    at
 }
 
 #[cfg(test)]

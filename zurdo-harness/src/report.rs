@@ -11,6 +11,7 @@ use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
 use zurdo::verify::CriterionVerdict;
+use zurdo_base::text::first_nonblank_line;
 
 use crate::state::run_state::{DiagnosisRecord, RunState, TaskState};
 use crate::state::StateDir;
@@ -41,7 +42,7 @@ pub fn markdown(state: &RunState, written_at: &str) -> String {
 /// two paths (Markdown, JSON). A file that cannot be written is a warning
 /// on stderr, never a panic.
 pub fn write(dir: &StateDir, state: &RunState) -> (PathBuf, PathBuf) {
-    let now = crate::state::now();
+    let now = zurdo_base::time::now();
     let reports = dir.reports();
     if let Err(e) = std::fs::create_dir_all(&reports) {
         eprintln!("warning: cannot create {}: {e}", reports.display());
@@ -157,7 +158,7 @@ fn tasks(out: &mut String, state: &RunState) {
                     last.attempt,
                     last.standing_failures
                         .iter()
-                        .map(|s| one_line(s))
+                        .map(|s| first_nonblank_line(s))
                         .collect::<Vec<_>>()
                         .join("; ")
                 ));
@@ -208,7 +209,11 @@ fn diagnoses(out: &mut String, state: &RunState) {
         }
         let _ = writeln!(out, "{line}");
         if let Some(b) = &d.block {
-            let _ = writeln!(out, "  - hypothesis: {}", one_line(&b.hypothesis));
+            let _ = writeln!(
+                out,
+                "  - hypothesis: {}",
+                first_nonblank_line(&b.hypothesis)
+            );
         }
         if let Some(file) = &d.file {
             let _ = writeln!(out, "  - block: {}", code(file));
@@ -232,7 +237,7 @@ fn diagnoses(out: &mut String, state: &RunState) {
             .map(|(t, d)| {
                 let mut s = format!("{} attempt {}", code(&t.id), d.attempt);
                 if let Some(why) = &d.why {
-                    let _ = write!(s, " ({})", one_line(why));
+                    let _ = write!(s, " ({})", first_nonblank_line(why));
                 }
                 s
             })
@@ -280,7 +285,7 @@ fn halts(out: &mut String, state: &RunState) {
                 code(&t.id),
                 h.attempt,
                 h.confidence.name(),
-                one_line(&h.hypothesis)
+                first_nonblank_line(&h.hypothesis)
             );
         }
     }
@@ -297,7 +302,7 @@ fn heal_routings(out: &mut String, state: &RunState) {
                 code(&t.id),
                 r.attempt,
                 list_or_none(&r.criteria),
-                one_line(&r.hypothesis)
+                first_nonblank_line(&r.hypothesis)
             );
         }
     }
@@ -360,7 +365,7 @@ fn section(out: &mut String, heading: &str, body: &str) {
 
 /// `text` as a Markdown code span (longer fences when it holds backticks).
 fn code(text: &str) -> String {
-    let text = one_line(text);
+    let text = first_nonblank_line(text);
     if text.contains('`') {
         format!("`` {text} ``")
     } else {
@@ -380,14 +385,6 @@ fn list_or_none(items: &[String]) -> String {
     } else {
         codes(items)
     }
-}
-
-/// The first non-blank line of `text`, trimmed.
-fn one_line(text: &str) -> &str {
-    text.lines()
-        .map(str::trim)
-        .find(|l| !l.is_empty())
-        .unwrap_or("")
 }
 
 #[cfg(test)]

@@ -229,7 +229,7 @@ impl Log {
             .append(true)
             .open(&self.path)
         {
-            let _ = writeln!(file, "{} {message}", crate::state::now());
+            let _ = writeln!(file, "{} {message}", zurdo_base::time::now());
         }
     }
 

@@ -46,7 +46,7 @@ fn status(root: &Path) -> u8 {
             lesson.created
         );
         println!("  match: {}", components(&lesson.surface));
-        println!("  {}", first_line(&lesson.body));
+        println!("  {}", zurdo_base::text::first_nonblank_line(&lesson.body));
     }
     if !lib.skipped.is_empty() {
         println!("\nskipped ({}):", lib.skipped.len());
@@ -108,7 +108,7 @@ fn preview(prd_path: &Path, only: Option<&str>) -> u8 {
                 lesson.path.display(),
                 lesson.task,
                 lesson.prd,
-                first_line(&lesson.body)
+                zurdo_base::text::first_nonblank_line(&lesson.body)
             );
         }
     }
@@ -156,8 +156,4 @@ fn components(s: &Surface) -> String {
     } else {
         parts.join(" · ")
     }
-}
-
-fn first_line(text: &str) -> &str {
-    text.lines().find(|l| !l.trim().is_empty()).unwrap_or("")
 }

@@ -90,7 +90,6 @@ use std::io;
 use std::io::Read;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
-use std::time::SystemTime;
 
 use git2::{
     Delta, DiffDelta, DiffFormat, DiffOptions, ErrorClass, ErrorCode, FileMode, Index,
@@ -183,7 +182,7 @@ impl From<git2::Error> for BaselineError {
 /// Snapshots the whole work tree containing `root` as a tree object (see the module docs for
 /// the pipeline). [`BaselineError::NotARepo`] outside git.
 pub fn capture(root: &Path) -> Result<Baseline, BaselineError> {
-    let captured_at = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
+    let captured_at = zurdo_base::time::now();
     let repo = open(root)?;
     let excluded = excluded_prefixes(&repo, root);
 

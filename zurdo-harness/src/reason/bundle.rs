@@ -6,6 +6,8 @@
 
 use std::fmt::Write;
 
+use zurdo_base::text::{ceil_char_boundary, collapse_whitespace, floor_char_boundary};
+
 use crate::agent::ToolCall;
 
 /// Most bytes of a diagnosis bundle.
@@ -190,7 +192,7 @@ fn step_line(out: &mut String, step: usize, call: &ToolCall) {
 /// `text` on one line (runs of whitespace collapsed), at most `budget`
 /// bytes plus an ellipsis.
 fn one_line(text: &str, budget: usize) -> String {
-    let joined = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let joined = collapse_whitespace(text);
     if joined.len() <= budget {
         return joined;
     }
@@ -210,27 +212,6 @@ fn tail(text: &str, budget: usize) -> String {
         }
     }
     format!("… [{start} bytes cut]\n{}", &text[start..])
-}
-
-/// The largest char boundary of `text` at or below `at`.
-pub(crate) fn floor_char_boundary(text: &str, at: usize) -> usize {
-    if at >= text.len() {
-        return text.len();
-    }
-    let mut at = at;
-    while !text.is_char_boundary(at) {
-        at -= 1;
-    }
-    at
-}
-
-/// The smallest char boundary of `text` at or above `at`.
-fn ceil_char_boundary(text: &str, at: usize) -> usize {
-    let mut at = at.min(text.len());
-    while !text.is_char_boundary(at) {
-        at += 1;
-    }
-    at
 }
 
 /// `text` cut to at most `max` bytes at a char boundary.

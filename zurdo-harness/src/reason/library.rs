@@ -16,7 +16,6 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest, Sha256};
 
 use super::surface::{Surface, MIN_SCORE};
-use crate::state::atomic;
 
 /// The lesson directory, relative to the repository root.
 pub const DIR: &str = "lessons";
@@ -255,7 +254,7 @@ impl Library {
                 evicted: Vec::new(),
             });
         }
-        atomic::write(&path, lesson.render().as_bytes())?;
+        zurdo_base::files::write_atomic(&path, lesson.render().as_bytes())?;
         let mut lessons = Library::load(root).lessons;
         let mut evicted = Vec::new();
         while lessons.len() > max_lessons {
@@ -340,7 +339,7 @@ impl Usage {
     pub fn save(&self, root: &Path) -> io::Result<()> {
         let mut text = serde_json::to_string_pretty(self)?;
         text.push('\n');
-        atomic::write(&root.join(USAGE_PATH), text.as_bytes())
+        zurdo_base::files::write_atomic(&root.join(USAGE_PATH), text.as_bytes())
     }
 }
 
@@ -1127,7 +1126,7 @@ mod tests {
         Library::add(root, &a, 10, &Usage::default()).expect("add");
         Library::add(root, &b, 10, &Usage::default()).expect("add");
         let mut usage = Usage::default();
-        usage.stamp(std::slice::from_ref(&a.id), &crate::state::now());
+        usage.stamp(std::slice::from_ref(&a.id), &zurdo_base::time::now());
         usage.save(root).expect("save");
         write(root, "README.md", "about lessons\n");
 

@@ -950,7 +950,7 @@ impl Run {
             .and_then(|t| t.retry_context.clone());
         let mut prompt = prompt::render(task, provider, retry.as_deref());
         prompt.push_str(&self.lessons_section(task, attempt));
-        let started_at = state::now();
+        let started_at = zurdo_base::time::now();
         write_file(
             &self.dir.iteration_file(&task.id, attempt, "prompt"),
             prompt.as_bytes(),
@@ -1011,14 +1011,17 @@ impl Run {
                     if r.tool_calls.len() == 1 { "" } else { "s" },
                     r.error.as_ref().map_or(String::new(), |e| format!(
                         "; it reported: {}",
-                        first_line(e)
+                        zurdo_base::text::first_line(e)
                     )),
                 );
                 AgentRecord {
                     exit_code: outcome.exit_code,
                     timed_out: outcome.timed_out,
                     duration_ms: outcome.duration.as_millis() as u64,
-                    final_text_tail: r.final_text.as_ref().map(|t| tail_chars(t, 2000)),
+                    final_text_tail: r
+                        .final_text
+                        .as_ref()
+                        .map(|t| zurdo_base::text::last_chars(t, 2000)),
                     tool_calls: r.tool_calls.len(),
                     error: r.error.clone(),
                     usage: r.usage,
@@ -1162,7 +1165,7 @@ impl Run {
             failure_surface: failure.map(|f| f.surface),
             attempt,
             started_at,
-            ended_at: state::now(),
+            ended_at: zurdo_base::time::now(),
             model: model.to_string(),
             agent: record,
             criteria: records(module, names, task, &results),
@@ -1328,7 +1331,7 @@ fn delete_refs(root: &Path, slug: &str) {
 }
 
 fn fresh_state(prd: &Prd, config: &Config, relative: &str, dir: &StateDir, sha1: &str) -> RunState {
-    let now = state::now();
+    let now = zurdo_base::time::now();
     RunState {
         version: VERSION,
         prd: relative.to_string(),
@@ -1375,7 +1378,7 @@ fn records(
 /// Moves everything in the state directory except the lock and the archive
 /// into `.archive/<timestamp>/`.
 fn archive(dir: &StateDir) -> Result<(), String> {
-    let target = unique(&dir.archive(), &state::now().replace(':', "-"), "");
+    let target = unique(&dir.archive(), &zurdo_base::time::now_for_file_name(), "");
     std::fs::create_dir_all(&target).map_err(|e| format!("{}: {e}", target.display()))?;
     let entries = std::fs::read_dir(&dir.dir).map_err(|e| format!("{}: {e}", dir.dir.display()))?;
     for entry in entries.flatten() {
@@ -1480,13 +1483,4 @@ fn write_file(path: &Path, bytes: &[u8]) {
     if let Err(e) = std::fs::write(path, bytes) {
         eprintln!("warning: cannot write {}: {e}", path.display());
     }
-}
-
-fn first_line(text: &str) -> &str {
-    text.lines().next().unwrap_or("")
-}
-
-fn tail_chars(text: &str, n: usize) -> String {
-    let count = text.chars().count();
-    text.chars().skip(count.saturating_sub(n)).collect()
 }

@@ -22,7 +22,7 @@ use crate::reason::bundle::{self, AttemptEvidence};
 use crate::reason::diagnosis::{self, Verdict};
 use crate::reason::library::{Lesson, Library};
 use crate::reason::{extract, fingerprint, inject};
-use crate::state;
+
 use crate::state::run_state::{
     DiagnosisRecord, Extracted, Halt, HealRouting, Injected, Iteration, Stall, Status,
 };
@@ -140,7 +140,7 @@ impl Run {
                 } else {
                     ""
                 },
-                super::first_line(&b.hypothesis)
+                zurdo_base::text::first_line(&b.hypothesis)
             ),
             (outcome, _) => eprintln!(
                 "    diagnosis {outcome}: {} (the loop goes on as without it)",
@@ -356,7 +356,7 @@ impl Run {
             &body,
             &task.id,
             &self.state.prd,
-            &state::now(),
+            &zurdo_base::time::now(),
         );
         let added = Library::add(
             self.verifier.root(),
@@ -407,7 +407,7 @@ impl Run {
         let lessons: Vec<&Lesson> = chosen.iter().map(|(l, _)| l).collect();
         let section = inject::section(&lessons);
         let ids: Vec<String> = chosen.iter().map(|(l, _)| l.id.clone()).collect();
-        self.usage.stamp(&ids, &state::now());
+        self.usage.stamp(&ids, &zurdo_base::time::now());
         if let Err(e) = self.usage.save(self.verifier.root()) {
             eprintln!("warning: cannot write lesson use counts: {e}");
         }
@@ -532,7 +532,7 @@ impl Run {
         let text = outcome.report.final_text.clone().unwrap_or_default();
         if text.trim().is_empty() {
             return Err(match &outcome.report.error {
-                Some(e) => format!("the reasoner failed: {}", super::first_line(e)),
+                Some(e) => format!("the reasoner failed: {}", zurdo_base::text::first_line(e)),
                 None => format!(
                     "the reasoner answered nothing (exit {})",
                     outcome.exit_code.map_or("-".into(), |c| c.to_string())

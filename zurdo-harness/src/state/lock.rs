@@ -60,7 +60,7 @@ impl Lock {
                 .open(path)
             {
                 Ok(mut file) => {
-                    let line = format!("{} {}\n", std::process::id(), super::now());
+                    let line = format!("{} {}\n", std::process::id(), zurdo_base::time::now());
                     file.write_all(line.as_bytes()).map_err(LockError::Io)?;
                     let _ = file.sync_all();
                     return Ok(Lock {

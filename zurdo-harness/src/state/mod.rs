@@ -1,7 +1,6 @@
-//! Per-PRD run state under `.zurdo/<slug>/`: the slug, atomic writes, the
-//! lock, the progress log and `prd.json`.
+//! Per-PRD run state under `.zurdo/<slug>/`: the slug, the lock, the
+//! progress log and `prd.json`.
 
-pub mod atomic;
 pub mod lock;
 pub mod progress;
 pub mod run_state;
@@ -94,11 +93,6 @@ impl StateDir {
     pub fn archive(&self) -> PathBuf {
         self.dir.join(".archive")
     }
-}
-
-/// Now, as RFC 3339 UTC with seconds (`2026-11-30T09:58:00Z`).
-pub fn now() -> String {
-    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
 }
 
 #[cfg(test)]

@@ -29,7 +29,7 @@ impl Progress {
     /// the log are reported on stderr but never stop a run.
     pub fn emit(&self, event: &str, fields: Value) {
         let mut line = Map::new();
-        line.insert("ts".into(), json!(super::now()));
+        line.insert("ts".into(), json!(zurdo_base::time::now()));
         line.insert("event".into(), json!(event));
         if let Value::Object(extra) = fields {
             line.extend(extra);

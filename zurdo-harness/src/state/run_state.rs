@@ -369,9 +369,9 @@ impl RunState {
 
     /// Writes `prd.json` atomically.
     pub fn save(&mut self, path: &Path) -> std::io::Result<()> {
-        self.updated_at = super::now();
+        self.updated_at = zurdo_base::time::now();
         let text = serde_json::to_vec_pretty(self).map_err(std::io::Error::other)?;
-        super::atomic::write(path, &text)
+        zurdo_base::files::write_atomic(path, &text)
     }
 
     /// The state of task `id`.

@@ -10,9 +10,10 @@
 //! whose content hash changed.
 
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
+
+use zurdo_base::files::{self, Durability};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -587,31 +588,14 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 
 /// Writes a manifest or `CURRENT`: temp file, fsync, rename.
 fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    write_via_temp(path, bytes, true)
+    files::replace(path, bytes, Durability::Synced)
 }
 
 /// Writes an entry: temp file and rename, without fsync. An entry is
 /// immutable and checked on load (it must parse and match its manifest
 /// line), so one a crash left torn or empty is only parsed again.
 fn write_entry(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    write_via_temp(path, bytes, false)
-}
-
-fn write_via_temp(path: &Path, bytes: &[u8], durable: bool) -> std::io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let temp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
-    {
-        let mut file = std::fs::File::create(&temp)?;
-        file.write_all(bytes)?;
-        if durable {
-            file.sync_all()?;
-        }
-    }
-    std::fs::rename(&temp, path)
+    files::replace(path, bytes, Durability::Unsynced)
 }
 
 /// Removes generations other than `keep` and the newest one before it,

@@ -1,0 +1,13 @@
+//! The bottom layer under zurdo's crates: what the state directory, the
+//! lesson library, the reports and Lumen's index all need and none of them
+//! owns. Nothing here knows what a PRD, a task or an agent is.
+//!
+//! - [`files`]: replacing a file atomically (a crash leaves the old bytes
+//!   or the new ones, never a torn file).
+//! - [`time`]: the RFC 3339 timestamps every record carries.
+//! - [`text`]: cutting text to a budget on character boundaries, one-line
+//!   summaries, terminal escapes removed.
+
+pub mod files;
+pub mod text;
+pub mod time;

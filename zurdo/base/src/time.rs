@@ -1,0 +1,22 @@
+//! Timestamps.
+
+/// Now, as RFC 3339 UTC with seconds (`2026-11-30T09:58:00Z`).
+pub fn now() -> String {
+    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
+}
+
+/// Now, made safe for a file name (`2026-11-30T09-58-00Z`).
+pub fn now_for_file_name() -> String {
+    now().replace(':', "-")
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn rfc3339_seconds_in_utc() {
+        let now = super::now();
+        assert_eq!(now.len(), 20, "{now}");
+        assert!(now.ends_with('Z') && now.as_bytes()[10] == b'T', "{now}");
+        assert!(!super::now_for_file_name().contains(':'));
+    }
+}
