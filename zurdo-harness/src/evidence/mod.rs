@@ -6,7 +6,9 @@
 //! alive under `refs/zurdo/<slug>/<task-id>` ("Rollback points and git refs").
 
 pub mod baseline;
+pub mod frozen;
 pub mod room;
+pub mod toolchain;
 
 pub use baseline::{
     capture, changed_paths, delete_refs, diff_patch, diff_patch_bytes, record_ref, Baseline,

@@ -2,14 +2,11 @@
 //! attempts, zurdo's own verification, and retry or settle; with crash-safe
 //! state under `.zurdo/<slug>/` and resume.
 
-pub mod frozen;
 pub mod interrupt;
 pub mod live;
 pub mod orphans;
 pub mod probe;
 pub mod reasoning;
-pub mod summary;
-pub mod toolchain;
 
 use std::collections::BTreeSet;
 use std::io::IsTerminal;
@@ -24,8 +21,9 @@ use zurdo::{naming, source, Prd, Task};
 
 use crate::agent::invoke;
 use crate::config::Config;
-use crate::evidence::{self, Baseline};
+use crate::evidence::{self, frozen, toolchain, Baseline};
 use crate::prompt;
+use crate::report::summary;
 use crate::state::lock::{Lock, LockError};
 use crate::state::progress::Progress;
 use crate::state::run_state::Witness;

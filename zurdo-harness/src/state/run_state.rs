@@ -342,7 +342,7 @@ pub struct RunState {
     pub policy: String,
     /// `sh` and the `[shell:]` command words, resolved and hashed at run start.
     #[serde(default)]
-    pub toolchain: Vec<crate::run::toolchain::Tool>,
+    pub toolchain: Vec<crate::evidence::toolchain::Tool>,
     /// When the run started.
     pub started_at: String,
     /// When this file was last written.

@@ -7,6 +7,8 @@
 //! `## Heal Routings`, `## Lessons Extracted`, `## Lessons Injected`), each
 //! omitted entirely when it has nothing to say.
 
+pub mod summary;
+
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
@@ -21,11 +23,7 @@ use crate::state::StateDir;
 pub fn markdown(state: &RunState, written_at: &str) -> String {
     let mut out = String::new();
     header(&mut out, state, written_at);
-    let _ = write!(
-        out,
-        "\n## Summary\n\n```\n{}```\n",
-        crate::run::summary::table(state)
-    );
+    let _ = write!(out, "\n## Summary\n\n```\n{}```\n", summary::table(state));
     tasks(&mut out, state);
     diagnoses(&mut out, state);
     stalls(&mut out, state);
