@@ -6,6 +6,7 @@ pub mod agent;
 pub mod cli;
 pub mod commands;
 pub mod config;
+pub mod error;
 pub mod evidence;
 pub mod policy;
 pub mod prompt;

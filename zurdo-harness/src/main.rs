@@ -15,7 +15,7 @@ fn main() -> ExitCode {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
     let cli = cli::Cli::parse();
-    let code = match cli.command {
+    let outcome = match cli.command {
         cli::Command::Validate(args) => commands::validate::run(&args),
         cli::Command::Verify(args) => commands::verify::run(&args),
         cli::Command::Run(args) => commands::run::run(&args),
@@ -27,7 +27,16 @@ fn main() -> ExitCode {
         cli::Command::Reason(command) => commands::reason::run(&command),
         cli::Command::Lumen(command) => commands::lumen::run(&command),
         cli::Command::Vela(command) => commands::vela::run(&command),
-        cli::Command::StandIn(args) => zurdo_harness::standin::main(&args.cli, &args.args),
+        // A fake CLI ends with that CLI's own exit codes.
+        cli::Command::StandIn(args) => {
+            return ExitCode::from(zurdo_harness::standin::main(&args.cli, &args.args))
+        }
     };
-    ExitCode::from(code)
+    match outcome {
+        Ok(exit) => ExitCode::from(exit.code()),
+        Err(error) => {
+            eprintln!("zurdo: {error}");
+            ExitCode::from(error.exit().code())
+        }
+    }
 }

@@ -36,6 +36,7 @@ use std::time::{Duration, Instant};
 
 use zurdo_lumen::Index;
 
+use crate::error::{Error, ErrorKind};
 use crate::state::lock::{Lock, LockError};
 
 /// Vela's directory, relative to the repository root.
@@ -46,10 +47,6 @@ pub const PID_FILE: &str = "pid";
 
 /// The log's file name under [`DIR`].
 pub const LOG_FILE: &str = "vela.log";
-
-/// Exit status of `serve` when another daemon already watches the
-/// repository.
-pub const EXIT_HELD: u8 = 3;
 
 /// The environment variable overriding the idle time (milliseconds).
 pub const IDLE_ENV: &str = "ZURDO_VELA_IDLE_MS";
@@ -348,15 +345,16 @@ impl Watcher<'_> {
     }
 }
 
-/// The daemon: takes the lock, keeps Lumen's published generation fresh
-/// until idle or signalled, and returns its exit status (0 on idle or
-/// signal exit, [`EXIT_HELD`] when another daemon watches `root`, 1 when
-/// the lock cannot be taken).
-pub fn serve(root: &Path, settings: Settings) -> u8 {
+/// The daemon: takes the lock and keeps Lumen's published generation fresh
+/// until idle or signalled. An error when another daemon watches `root`
+/// ([`ErrorKind::LockHeld`]) or the lock cannot be taken.
+pub fn serve(root: &Path, settings: Settings) -> Result<(), Error> {
     let dir = root.join(DIR);
     if let Err(e) = std::fs::create_dir_all(&dir) {
-        eprintln!("zurdo: cannot create {}: {e}", dir.display());
-        return 1;
+        return Err(Error::failed(format!(
+            "cannot create {}: {e}",
+            dir.display()
+        )));
     }
     let log = Log {
         path: log_path(root),
@@ -367,14 +365,12 @@ pub fn serve(root: &Path, settings: Settings) -> u8 {
         Err(LockError::Held { pid, .. }) => {
             let message = format!("another vela (pid {pid}) watches this repository");
             log.line(&message);
-            eprintln!("zurdo: {message}");
-            return EXIT_HELD;
+            return Err(Error::new(ErrorKind::LockHeld, message));
         }
         Err(e) => {
             let message = format!("cannot take {}: {e}", pid_path(root).display());
             log.line(&message);
-            eprintln!("zurdo: {message}");
-            return 1;
+            return Err(Error::failed(message));
         }
     };
     // Rotate an overgrown log (only the lock holder does).
@@ -418,7 +414,7 @@ pub fn serve(root: &Path, settings: Settings) -> u8 {
     loop {
         if stop.load(Ordering::SeqCst) {
             log.line("stopped by a signal; exiting");
-            return 0;
+            return Ok(());
         }
         let now = Instant::now();
         let idle_left = settings
@@ -429,7 +425,7 @@ pub fn serve(root: &Path, settings: Settings) -> u8 {
                 "idle for {} minutes with no change; exiting",
                 minutes(settings.idle)
             ));
-            return 0;
+            return Ok(());
         }
         if now < next_poll {
             std::thread::sleep(SLICE.min(next_poll - now).min(idle_left));
@@ -438,14 +434,14 @@ pub fn serve(root: &Path, settings: Settings) -> u8 {
         next_poll = now + settings.poll;
         if !root.is_dir() {
             log.line("the repository is gone; exiting");
-            return 0;
+            return Ok(());
         }
         if holder(root).is_none_or(|h| h.pid != std::process::id()) {
             // Someone removed or replaced the lock: it is no longer ours to
             // remove, and another daemon may now watch the repository.
             std::mem::forget(lock);
             log.line("the pid lock is gone or names another process; exiting");
-            return 0;
+            return Ok(());
         }
         let stamp = stamp(root);
         if stamp != last_stamp {

@@ -7,8 +7,8 @@
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use super::EXIT_INVALID;
 use crate::cli::DemoArgs;
+use crate::error::{Error, Outcome};
 use crate::run::{self, Options};
 
 /// The embedded example PRD.
@@ -52,19 +52,16 @@ A human reads the greeting and approves it.
 ";
 
 /// Runs the demo and returns its exit status.
-pub fn run(args: &DemoArgs) -> u8 {
+pub fn run(args: &DemoArgs) -> Outcome {
     let dir = match &args.dir {
         Some(dir) => dir.clone(),
         None => std::env::temp_dir().join(format!("zurdo-demo-{}", std::process::id())),
     };
-    if let Err(e) = lay_out(&dir) {
-        eprintln!("zurdo: cannot set up the demo in {}: {e}", dir.display());
-        return EXIT_INVALID;
-    }
+    lay_out(&dir).map_err(|e| Error::io(&dir, "cannot set up the demo in", e))?;
     eprintln!("zurdo demo: an example repository in {}", dir.display());
     eprintln!("  the agent is a scripted stand-in for Claude Code (`zurdo stand-in claude`), so nothing is installed or spent\n");
     let prd = dir.join("prds/demo.md");
-    let code = run::run(
+    let exit = run::run(
         &prd,
         Options {
             resume: false,
@@ -72,7 +69,7 @@ pub fn run(args: &DemoArgs) -> u8 {
             no_prompt: true,
             skip_model_check: false,
         },
-    );
+    )?;
     eprintln!(
         "\nLook around: {0}/.zurdo/ holds prd.json (the state), progress.log (every event) and \
          iterations/ (each prompt and the agent's output; task-greeting-2.prompt opens with what failed).\n\
@@ -83,7 +80,7 @@ pub fn run(args: &DemoArgs) -> u8 {
             .map(|p| p.display().to_string())
             .unwrap_or_else(|_| "zurdo".into())
     );
-    code
+    Ok(exit)
 }
 
 /// Writes the example repository: the PRD, a README, and a config whose

@@ -3,27 +3,15 @@
 
 use std::path::Path;
 
-use super::{EXIT_FAILED, EXIT_INVALID, EXIT_OK};
 use crate::cli::DoctorArgs;
 use crate::config::Config;
+use crate::error::{Error, Exit, Outcome};
 use crate::run::probe;
 
 /// Runs the command and returns its exit status.
-pub fn run(args: &DoctorArgs) -> u8 {
-    let root = match std::env::current_dir() {
-        Ok(dir) => zurdo::source::repo_root(&dir.join("x")),
-        Err(e) => {
-            eprintln!("zurdo: cannot read the current directory: {e}");
-            return EXIT_INVALID;
-        }
-    };
-    let config = match Config::load(&root) {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("zurdo: {e}");
-            return EXIT_INVALID;
-        }
-    };
+pub fn run(args: &DoctorArgs) -> Outcome {
+    let root = super::repo_here()?;
+    let config = Config::load(&root).map_err(Error::invalid)?;
     match &config.source {
         Some(path) => println!("config: {} (valid)", path.display()),
         None => println!("config: none; using the defaults `zurdo init` would write"),
@@ -35,13 +23,9 @@ pub fn run(args: &DoctorArgs) -> u8 {
     );
     if args.skip_probes {
         println!("probes skipped");
-        return EXIT_OK;
+        return Ok(Exit::Ok);
     }
-    if probe_all(&config, &root) {
-        EXIT_OK
-    } else {
-        EXIT_FAILED
-    }
+    Ok(Exit::ok_if(probe_all(&config, &root)))
 }
 
 /// Probes every effort-map model of the executor, the analyzer and the

@@ -1,19 +1,13 @@
 //! `zurdo init`: writes a commented `.zurdo/config.toml`.
 
-use super::{EXIT_INVALID, EXIT_OK};
 use crate::cli::InitArgs;
 use crate::commands::doctor;
 use crate::config::{Config, TEMPLATE};
+use crate::error::{Error, Exit, Outcome};
 
 /// Runs the command and returns its exit status.
-pub fn run(args: &InitArgs) -> u8 {
-    let root = match std::env::current_dir() {
-        Ok(dir) => zurdo::source::repo_root(&dir.join("x")),
-        Err(e) => {
-            eprintln!("zurdo: cannot read the current directory: {e}");
-            return EXIT_INVALID;
-        }
-    };
+pub fn run(args: &InitArgs) -> Outcome {
+    let root = super::repo_here()?;
     let path = root.join(zurdo::verify::CONFIG_PATH);
     if path.exists() && !args.force {
         eprintln!(
@@ -24,8 +18,7 @@ pub fn run(args: &InitArgs) -> u8 {
         if let Err(e) = std::fs::create_dir_all(root.join(".zurdo"))
             .and_then(|_| std::fs::write(&path, TEMPLATE))
         {
-            eprintln!("zurdo: cannot write {}: {e}", path.display());
-            return EXIT_INVALID;
+            return Err(Error::io(&path, "cannot write", e));
         }
         println!("wrote {}", path.display());
     }
@@ -40,5 +33,5 @@ pub fn run(args: &InitArgs) -> u8 {
             Err(e) => eprintln!("zurdo: {e}"),
         }
     }
-    EXIT_OK
+    Ok(Exit::Ok)
 }

@@ -7,29 +7,25 @@ use serde_json::json;
 use zurdo_lumen::query::Use;
 use zurdo_lumen::Index;
 
-use super::{EXIT_FAILED, EXIT_INVALID, EXIT_OK};
 use crate::cli::{Format, LumenCommand};
+use crate::error::{Error, Exit, Outcome};
 
 /// Runs the command and returns its exit status.
-pub fn run(command: &LumenCommand) -> u8 {
-    let root = super::repo_here();
+pub fn run(command: &LumenCommand) -> Outcome {
+    let root = super::repo_here()?;
     match command {
         LumenCommand::Index => index(&root),
         LumenCommand::Query { name, format } => query(&root, name, *format),
     }
 }
 
-fn index(root: &Path) -> u8 {
-    let (stats, published, current) = match Index::update(root) {
-        Ok(done) => done,
-        Err(e) => {
-            eprintln!(
-                "zurdo: cannot publish a new generation under {}: {e}; the previous one stays",
-                root.join(zurdo_lumen::index::DIR).display()
-            );
-            return EXIT_FAILED;
-        }
-    };
+fn index(root: &Path) -> Outcome {
+    let (stats, published, current) = Index::update(root).map_err(|e| {
+        Error::failed(format!(
+            "cannot publish a new generation under {}: {e}; the previous one stays",
+            root.join(zurdo_lumen::index::DIR).display()
+        ))
+    })?;
     println!(
         "{} source files: {} parsed, {} unchanged, {} removed in {:.1} ms",
         stats.files,
@@ -42,14 +38,15 @@ fn index(root: &Path) -> u8 {
         Some(generation) => println!("published generation {generation}"),
         None => println!("generation {current} is current"),
     }
-    EXIT_OK
+    Ok(Exit::Ok)
 }
 
-fn query(root: &Path, name: &str, format: Format) -> u8 {
+fn query(root: &Path, name: &str, format: Format) -> Outcome {
     let segments: Vec<String> = name.split("::").map(str::to_string).collect();
     if segments.iter().any(|s| s.is_empty()) {
-        eprintln!("zurdo: `{name}` is not a `::` name (e.g. Config::load)");
-        return EXIT_INVALID;
+        return Err(Error::invalid(format!(
+            "`{name}` is not a `::` name (e.g. Config::load)"
+        )));
     }
     let (index, _) = Index::open(root);
     let defs = index.definitions(&segments);
@@ -64,18 +61,14 @@ fn query(root: &Path, name: &str, format: Format) -> u8 {
             "callers": calls.iter().map(site).collect::<Vec<_>>(),
         });
         println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
-        return if defs.is_empty() {
-            EXIT_FAILED
-        } else {
-            EXIT_OK
-        };
+        return Ok(Exit::ok_if(!defs.is_empty()));
     }
     if defs.is_empty() {
         println!(
             "`{name}`: not found ({} source files indexed)",
             index.files.len()
         );
-        return EXIT_FAILED;
+        return Ok(Exit::Failed);
     }
     println!("definitions ({}):", defs.len());
     for d in &defs {
@@ -105,7 +98,7 @@ fn query(root: &Path, name: &str, format: Format) -> u8 {
             u.reference.line
         );
     }
-    EXIT_OK
+    Ok(Exit::Ok)
 }
 
 fn in_caller(u: &Use<'_>) -> String {

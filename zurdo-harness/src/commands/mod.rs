@@ -12,16 +12,16 @@ pub mod validate;
 pub mod vela;
 pub mod verify;
 
-/// Exit status: success.
-pub const EXIT_OK: u8 = 0;
-/// Exit status: a criterion failed.
-pub const EXIT_FAILED: u8 = 1;
-/// Exit status: a bad PRD or config (or an unreadable file).
-pub const EXIT_INVALID: u8 = 2;
-
 /// The repository root holding the current directory (for the commands
-/// that take no PRD: `lumen`, `vela`, `reason status|clear`).
-pub fn repo_here() -> std::path::PathBuf {
+/// that take no PRD: `init`, `doctor`, `lumen`, `vela`, `reason
+/// status|clear`).
+pub fn repo_here() -> Result<std::path::PathBuf, crate::error::Error> {
+    let dir = std::env::current_dir().map_err(|e| {
+        crate::error::Error::new(
+            crate::error::ErrorKind::Io,
+            format!("cannot read the current directory: {e}"),
+        )
+    })?;
     // repo_root looks up from a file's directory: name one in the cwd.
-    zurdo::source::repo_root(std::path::Path::new("zurdo"))
+    Ok(zurdo::source::repo_root(&dir.join("zurdo")))
 }

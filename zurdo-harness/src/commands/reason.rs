@@ -9,22 +9,22 @@ use std::path::Path;
 
 use zurdo::source;
 
-use super::{EXIT_INVALID, EXIT_OK};
 use crate::cli::ReasonCommand;
+use crate::error::{Error, Exit, Outcome};
 use crate::reason::fingerprint;
 use crate::reason::library::{self, Library, Usage};
 use crate::reason::surface::Surface;
 
 /// Runs the command and returns its exit status.
-pub fn run(command: &ReasonCommand) -> u8 {
+pub fn run(command: &ReasonCommand) -> Outcome {
     match command {
-        ReasonCommand::Status => status(&super::repo_here()),
+        ReasonCommand::Status => status(&super::repo_here()?),
         ReasonCommand::Match { prd, task } => preview(prd, task.as_deref()),
-        ReasonCommand::Clear => clear(&super::repo_here()),
+        ReasonCommand::Clear => clear(&super::repo_here()?),
     }
 }
 
-fn status(root: &Path) -> u8 {
+fn status(root: &Path) -> Outcome {
     let lib = Library::load(root);
     let usage = Usage::load(root);
     println!(
@@ -54,10 +54,10 @@ fn status(root: &Path) -> u8 {
             println!("  {}: {}", s.path.display(), s.why);
         }
     }
-    EXIT_OK
+    Ok(Exit::Ok)
 }
 
-fn preview(prd_path: &Path, only: Option<&str>) -> u8 {
+fn preview(prd_path: &Path, only: Option<&str>) -> Outcome {
     let prd = match source::load(prd_path) {
         Ok(Ok(prd)) => prd,
         Ok(Err(errors)) => {
@@ -65,24 +65,20 @@ fn preview(prd_path: &Path, only: Option<&str>) -> u8 {
             for e in &errors {
                 eprintln!("{}", e.render(&display));
             }
-            return EXIT_INVALID;
+            return Ok(Exit::Invalid);
         }
-        Err(e) => {
-            eprintln!("zurdo: {e}");
-            return EXIT_INVALID;
-        }
+        Err(e) => return Err(Error::invalid(e.to_string())),
     };
     if let Some(id) = only.filter(|id| prd.tasks.iter().all(|t| t.id != *id)) {
-        eprintln!(
-            "zurdo: {} has no task `{id}`; it has: {}",
+        return Err(Error::invalid(format!(
+            "{} has no task `{id}`; it has: {}",
             prd_path.display(),
             prd.tasks
                 .iter()
                 .map(|t| t.id.as_str())
                 .collect::<Vec<_>>()
                 .join(", ")
-        );
-        return EXIT_INVALID;
+        )));
     }
     let root = source::repo_root(prd_path);
     let lib = Library::load(&root);
@@ -112,10 +108,10 @@ fn preview(prd_path: &Path, only: Option<&str>) -> u8 {
             );
         }
     }
-    EXIT_OK
+    Ok(Exit::Ok)
 }
 
-fn clear(root: &Path) -> u8 {
+fn clear(root: &Path) -> Outcome {
     match library::clear(root) {
         Ok(removed) => {
             for path in &removed {
@@ -125,12 +121,12 @@ fn clear(root: &Path) -> u8 {
                 "{} file(s) removed; lessons are tracked files: commit the deletion, or `git restore lessons/` to undo",
                 removed.len()
             );
-            EXIT_OK
+            Ok(Exit::Ok)
         }
-        Err(e) => {
-            eprintln!("zurdo: cannot clear the lesson library: {e}");
-            EXIT_INVALID
-        }
+        Err(e) => Err(Error::new(
+            crate::error::ErrorKind::Io,
+            format!("cannot clear the lesson library: {e}"),
+        )),
     }
 }
 

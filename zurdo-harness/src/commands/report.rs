@@ -4,18 +4,20 @@
 
 use zurdo::source;
 
-use super::{EXIT_INVALID, EXIT_OK};
 use crate::cli::{ReportArgs, ReportFormat};
+use crate::error::{Error, Exit, Outcome};
 use crate::report;
 use crate::state::run_state::RunState;
 use crate::state::StateDir;
 
 /// Runs the command and returns its exit status.
-pub fn run(args: &ReportArgs) -> u8 {
+pub fn run(args: &ReportArgs) -> Outcome {
     let prd = &args.prd;
     if !prd.is_file() {
-        eprintln!("zurdo: {}: no such PRD file", prd.display());
-        return EXIT_INVALID;
+        return Err(Error::invalid(format!(
+            "{}: no such PRD file",
+            prd.display()
+        )));
     }
     let root = source::repo_root(prd);
     let relative = source::relative_to(&root, prd).unwrap_or_else(|| prd.display().to_string());
@@ -23,18 +25,14 @@ pub fn run(args: &ReportArgs) -> u8 {
     let state = match RunState::load(&dir.prd_json()) {
         Ok(Some(state)) => state,
         Ok(None) => {
-            eprintln!(
-                "zurdo: {} has no run state yet (.zurdo/{}/prd.json); `zurdo run {}` makes one",
+            return Err(Error::invalid(format!(
+                "{} has no run state yet (.zurdo/{}/prd.json); `zurdo run {}` makes one",
                 prd.display(),
                 dir.slug,
                 prd.display()
-            );
-            return EXIT_INVALID;
+            )))
         }
-        Err(e) => {
-            eprintln!("zurdo: {e}");
-            return EXIT_INVALID;
-        }
+        Err(e) => return Err(Error::invalid(e)),
     };
     let (md, json) = report::write(&dir, &state);
     // Print what was written, so stdout and the file never differ.
@@ -44,11 +42,8 @@ pub fn run(args: &ReportArgs) -> u8 {
     };
     match std::fs::read_to_string(shown) {
         Ok(text) => print!("{text}"),
-        Err(e) => {
-            eprintln!("zurdo: cannot write the report {}: {e}", shown.display());
-            return EXIT_INVALID;
-        }
+        Err(e) => return Err(Error::io(shown, "cannot write the report", e)),
     }
     eprintln!("zurdo: wrote {}", md.display());
-    EXIT_OK
+    Ok(Exit::Ok)
 }

@@ -1,10 +1,11 @@
 //! `zurdo run <prd>`.
 
 use crate::cli::RunArgs;
+use crate::error::Outcome;
 use crate::run::{self, Options};
 
 /// Runs the command and returns its exit status.
-pub fn run(args: &RunArgs) -> u8 {
+pub fn run(args: &RunArgs) -> Outcome {
     let options = Options {
         resume: args.resume,
         reset: args.reset,

@@ -2,23 +2,25 @@
 
 use zurdo::source;
 
-use super::{EXIT_INVALID, EXIT_OK};
 use crate::cli::StateCommand;
+use crate::error::{Error, Exit, Outcome};
 use crate::state::StateDir;
 
 /// Runs the command and returns its exit status.
-pub fn run(command: &StateCommand) -> u8 {
+pub fn run(command: &StateCommand) -> Outcome {
     match command {
         StateCommand::Where { prd } => {
             if !prd.is_file() {
-                eprintln!("zurdo: {}: no such PRD file", prd.display());
-                return EXIT_INVALID;
+                return Err(Error::invalid(format!(
+                    "{}: no such PRD file",
+                    prd.display()
+                )));
             }
             let root = source::repo_root(prd);
             let relative =
                 source::relative_to(&root, prd).unwrap_or_else(|| prd.display().to_string());
             println!("{}", StateDir::new(&root, &relative).dir.display());
-            EXIT_OK
+            Ok(Exit::Ok)
         }
     }
 }

@@ -6,8 +6,8 @@ use serde::Serialize;
 use zurdo::lint::{self, Lint, LintContext};
 use zurdo::{source, Diagnostic, Prd, Task};
 
-use super::{EXIT_INVALID, EXIT_OK};
 use crate::cli::{Format, ValidateArgs};
+use crate::error::{Exit, Outcome};
 
 /// What validating one file found.
 #[derive(Serialize)]
@@ -42,7 +42,7 @@ impl<'a> PrdView<'a> {
 }
 
 /// Runs the command and returns its exit status.
-pub fn run(args: &ValidateArgs) -> u8 {
+pub fn run(args: &ValidateArgs) -> Outcome {
     let loaded: Vec<source::Loaded> = args.prds.iter().map(|p| source::load(p)).collect();
     let reports: Vec<FileReport<'_>> = args
         .prds
@@ -55,11 +55,7 @@ pub fn run(args: &ValidateArgs) -> u8 {
         Format::Json => print_json(&reports),
         Format::Human => reports.iter().for_each(print_human),
     }
-    if all_valid {
-        EXIT_OK
-    } else {
-        EXIT_INVALID
-    }
+    Ok(if all_valid { Exit::Ok } else { Exit::Invalid })
 }
 
 fn report<'a>(path: &Path, outcome: &'a source::Loaded) -> FileReport<'a> {

@@ -7,8 +7,8 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use super::{EXIT_FAILED, EXIT_OK};
 use crate::cli::VelaCommand;
+use crate::error::{Error, Exit, Outcome};
 use crate::vela::{self, Settings};
 
 /// How long `start` waits for the daemon to take its lock.
@@ -26,8 +26,8 @@ fn shown_log() -> String {
 }
 
 /// Runs the command and returns its exit status.
-pub fn run(command: &VelaCommand) -> u8 {
-    let root = super::repo_here();
+pub fn run(command: &VelaCommand) -> Outcome {
+    let root = super::repo_here()?;
     match command {
         VelaCommand::Start => start(&root),
         VelaCommand::Stop => stop(&root),
@@ -36,24 +36,25 @@ pub fn run(command: &VelaCommand) -> u8 {
             let idle = crate::config::Config::load(&root)
                 .map(|c| c.vela_idle)
                 .unwrap_or(Settings::default().idle);
-            vela::serve(&root, Settings::with_idle(idle))
+            vela::serve(&root, Settings::with_idle(idle)).map(|()| Exit::Ok)
         }
     }
 }
 
-fn start(root: &Path) -> u8 {
+fn start(root: &Path) -> Outcome {
     if let Some(running) = vela::status(root).running {
         println!(
             "vela already runs (pid {}, since {})",
             running.pid, running.since
         );
-        return EXIT_OK;
+        return Ok(Exit::Ok);
     }
     let exe = match std::env::current_exe() {
         Ok(exe) => exe,
         Err(e) => {
-            eprintln!("zurdo: cannot find the zurdo executable to start vela: {e}");
-            return EXIT_FAILED;
+            return Err(Error::failed(format!(
+                "cannot find the zurdo executable to start vela: {e}"
+            )))
         }
     };
     let mut command = Command::new(exe);
@@ -77,10 +78,7 @@ fn start(root: &Path) -> u8 {
     }
     let mut child = match command.spawn() {
         Ok(child) => child,
-        Err(e) => {
-            eprintln!("zurdo: cannot start vela: {e}");
-            return EXIT_FAILED;
-        }
+        Err(e) => return Err(Error::failed(format!("cannot start vela: {e}"))),
     };
     let pid = child.id();
     let deadline = Instant::now() + START_WAIT;
@@ -89,7 +87,7 @@ fn start(root: &Path) -> u8 {
             // The daemon outlives this process: once `start` exits it is
             // re-parented, so the dropped Child leaves no zombie here.
             println!("vela started (pid {pid}); log: {}", shown_log());
-            return EXIT_OK;
+            return Ok(Exit::Ok);
         }
         match child.try_wait() {
             Ok(Some(_)) => {
@@ -99,7 +97,7 @@ fn start(root: &Path) -> u8 {
                         "vela already runs (pid {}, since {})",
                         running.pid, running.since
                     );
-                    return EXIT_OK;
+                    return Ok(Exit::Ok);
                 }
                 return not_started(root, "vela exited at once");
             }
@@ -122,17 +120,17 @@ fn start(root: &Path) -> u8 {
     }
 }
 
-/// Reports a failed start with what the log says.
-fn not_started(root: &Path, why: &str) -> u8 {
-    eprintln!("zurdo: {why}; {} says:", shown_log());
+/// A failed start, with what the log says.
+fn not_started(root: &Path, why: &str) -> Outcome {
+    let mut message = format!("{why}; {} says:", shown_log());
     let tail = vela::log_tail(root, 10);
     if tail.is_empty() {
-        eprintln!("  (nothing)");
+        message.push_str("\n  (nothing)");
     }
     for line in tail {
-        eprintln!("  {line}");
+        message.push_str(&format!("\n  {line}"));
     }
-    EXIT_FAILED
+    Err(Error::failed(message))
 }
 
 /// Sends `signal` to `pid`; false when it could not be sent.
@@ -168,23 +166,23 @@ fn remove_lock_of(root: &Path, pid: u32) {
     }
 }
 
-fn stop(root: &Path) -> u8 {
+fn stop(root: &Path) -> Outcome {
     let Some(holder) = vela::holder(root) else {
         println!("vela is not running");
-        return EXIT_OK;
+        return Ok(Exit::Ok);
     };
     let pid = holder.pid;
     if !vela::live(pid) {
         remove_lock_of(root, pid);
         println!("vela is not running (removed a stale pid file naming pid {pid})");
-        return EXIT_OK;
+        return Ok(Exit::Ok);
     }
     signal(pid, libc::SIGTERM);
     if gone_within(pid, STOP_WAIT) {
         // The daemon removes its lock as it exits; a killed one could not.
         remove_lock_of(root, pid);
         println!("vela stopped (pid {pid})");
-        return EXIT_OK;
+        return Ok(Exit::Ok);
     }
     signal(pid, libc::SIGKILL);
     if gone_within(pid, Duration::from_secs(1)) {
@@ -193,26 +191,27 @@ fn stop(root: &Path) -> u8 {
             "vela stopped: it did not exit within {} s of SIGTERM, so it was killed (pid {pid})",
             STOP_WAIT.as_secs()
         );
-        EXIT_OK
+        Ok(Exit::Ok)
     } else {
-        eprintln!("zurdo: vela (pid {pid}) did not exit even after SIGKILL");
-        EXIT_FAILED
+        Err(Error::failed(format!(
+            "vela (pid {pid}) did not exit even after SIGKILL"
+        )))
     }
 }
 
-fn status(root: &Path) -> u8 {
+fn status(root: &Path) -> Outcome {
     let status = vela::status(root);
-    let code = match &status.running {
+    let exit = match &status.running {
         Some(running) => {
             println!(
                 "vela is running (pid {}, since {})",
                 running.pid, running.since
             );
-            EXIT_OK
+            Exit::Ok
         }
         None => {
             println!("vela is not running");
-            EXIT_FAILED
+            Exit::Failed
         }
     };
     println!("log: {}", shown_log());
@@ -220,5 +219,5 @@ fn status(root: &Path) -> u8 {
         Some(generation) => println!("published generation: {generation}"),
         None => println!("published generation: none"),
     }
-    code
+    Ok(exit)
 }

@@ -5,8 +5,8 @@ use serde::Serialize;
 use zurdo::verify::{self, CriterionResult, CriterionVerdict, VerificationConfig, Verifier};
 use zurdo::{naming, source, Prd};
 
-use super::{EXIT_FAILED, EXIT_INVALID, EXIT_OK};
 use crate::cli::{Format, VerifyArgs};
+use crate::error::{Error, Exit, Outcome};
 
 /// One criterion's outcome, as reported.
 #[derive(Serialize)]
@@ -45,40 +45,30 @@ struct StandingRow {
 }
 
 /// Runs the command and returns its exit status.
-pub fn run(args: &VerifyArgs) -> u8 {
+pub fn run(args: &VerifyArgs) -> Outcome {
     let shown = args.prd.display().to_string();
     let prd = match source::load(&args.prd) {
-        Err(e) => {
-            eprintln!("zurdo: {e}");
-            return EXIT_INVALID;
-        }
+        Err(e) => return Err(Error::invalid(e.to_string())),
         Ok(Err(errors)) => {
             for e in &errors {
                 eprintln!("{}", e.render(&shown));
             }
-            eprintln!(
-                "zurdo: {shown} is not a valid PRD; `zurdo validate {shown}` shows the same errors"
-            );
-            return EXIT_INVALID;
+            return Err(Error::invalid(format!(
+                "{shown} is not a valid PRD; `zurdo validate {shown}` shows the same errors"
+            )));
         }
         Ok(Ok(prd)) => prd,
     };
     let root = source::repo_root(&args.prd);
-    let verifier = match VerificationConfig::load(&root)
-        .map_err(|e| e.to_string())
-        .and_then(|config| {
-            Verifier::new(&root, config)
-                .map_err(|e| format!("{}: cannot open the repository root: {e}", root.display()))
-        }) {
-        Ok(v) => v,
-        Err(message) => {
-            eprintln!("zurdo: {message}");
-            return EXIT_INVALID;
-        }
-    };
+    let config = VerificationConfig::load(&root).map_err(|e| Error::invalid(e.to_string()))?;
+    let verifier = Verifier::new(&root, config).map_err(|e| {
+        Error::invalid(format!(
+            "{}: cannot open the repository root: {e}",
+            root.display()
+        ))
+    })?;
     if let Some(unknown) = args.tasks.iter().find(|id| prd.task(id).is_none()) {
-        eprintln!("zurdo: {shown} has no task `{unknown}`");
-        return EXIT_INVALID;
+        return Err(Error::invalid(format!("{shown} has no task `{unknown}`")));
     }
     let human = args.format == Format::Human;
     if human {
@@ -99,11 +89,7 @@ pub fn run(args: &VerifyArgs) -> u8 {
         .filter(|r| !r.result.verdict.passed())
         .count();
     summary.failed += broken;
-    let code = if summary.failed == 0 {
-        EXIT_OK
-    } else {
-        EXIT_FAILED
-    };
+    let exit = Exit::ok_if(summary.failed == 0);
     let report = Report {
         prd: shown,
         root: verifier.root().display().to_string(),
@@ -118,7 +104,7 @@ pub fn run(args: &VerifyArgs) -> u8 {
             Err(e) => eprintln!("zurdo: cannot encode the report as JSON: {e}"),
         },
     }
-    code
+    Ok(exit)
 }
 
 /// Checks `[[verification.standing]]` (config was validated when loaded).

@@ -21,6 +21,7 @@ use zurdo::{naming, source, Prd, Task};
 
 use crate::agent::invoke;
 use crate::config::Config;
+use crate::error::{Error, ErrorKind, Exit, Outcome};
 use crate::evidence::{self, frozen, toolchain, Baseline};
 use crate::prompt;
 use crate::report::summary;
@@ -32,20 +33,6 @@ use crate::state::run_state::{
 };
 use crate::state::{self, StateDir};
 use interrupt::Interrupt;
-
-/// Exit codes of `zurdo run`.
-pub mod exit {
-    /// Every task passed (or awaits review).
-    pub const OK: u8 = 0;
-    /// A task failed or is blocked.
-    pub const FAILED: u8 = 1;
-    /// A bad PRD or config.
-    pub const INVALID: u8 = 2;
-    /// Refused: another run holds the lock, or a standing rule is red.
-    pub const REFUSED: u8 = 3;
-    /// Drift (the PRD changed since the state was written) or a failed model probe.
-    pub const DRIFT: u8 = 4;
-}
 
 /// How to treat existing state.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -61,18 +48,12 @@ pub struct Options {
 }
 
 /// Runs a PRD; returns the exit code.
-pub fn run(prd_path: &Path, options: Options) -> u8 {
-    match Run::prepare(prd_path, options) {
-        Ok(Some(mut run)) => run.execute(),
-        Ok(None) => exit::OK,
-        Err((code, message)) => {
-            eprintln!("zurdo: {message}");
-            code
-        }
+pub fn run(prd_path: &Path, options: Options) -> Outcome {
+    match Run::prepare(prd_path, options)? {
+        Some(mut run) => run.execute(),
+        None => Ok(Exit::Ok),
     }
 }
-
-type Refusal = (u8, String);
 
 /// A run that passed its checks and holds the lock.
 struct Run {
@@ -100,49 +81,52 @@ struct Run {
 }
 
 impl Run {
-    fn prepare(prd_path: &Path, options: Options) -> Result<Option<Run>, Refusal> {
+    fn prepare(prd_path: &Path, options: Options) -> Result<Option<Run>, Error> {
         let display = prd_path.display().to_string();
         let root = source::repo_root(prd_path);
         // The config is checked before any PRD is read.
-        let config = Config::load(&root).map_err(|e| (exit::INVALID, e))?;
-        let bytes = source::read(prd_path).map_err(|e| (exit::INVALID, e.to_string()))?;
+        let config = Config::load(&root).map_err(Error::invalid)?;
+        let bytes = source::read(prd_path).map_err(|e| Error::invalid(e.to_string()))?;
         let prd = zurdo::parse_bytes(&bytes).map_err(|errors| {
             let lines: Vec<String> = errors.iter().map(|e| e.render(&display)).collect();
-            (
-                exit::INVALID,
-                format!("{display} is not a valid PRD:\n{}", lines.join("\n")),
-            )
+            Error::invalid(format!(
+                "{display} is not a valid PRD:\n{}",
+                lines.join("\n")
+            ))
         })?;
         let relative = source::relative_to(&root, prd_path).unwrap_or_else(|| display.clone());
-        check_efforts(&prd, &config).map_err(|e| (exit::INVALID, e))?;
+        check_efforts(&prd, &config).map_err(Error::invalid)?;
         if config.verification.clean_room == "bubblewrap" && !evidence::room::bubblewrap_installed()
         {
-            return Err((
-                exit::INVALID,
-                "[verification] clean_room = \"bubblewrap\" but `bwrap` is not on PATH; install it (Debian: apt-get install bubblewrap) or use clean_room = \"checkout\"".into(),
+            return Err(Error::invalid(
+                "[verification] clean_room = \"bubblewrap\" but `bwrap` is not on PATH; install it (Debian: apt-get install bubblewrap) or use clean_room = \"checkout\"",
             ));
         }
         let dir = StateDir::new(&root, &relative);
         let lock =
             Lock::acquire(&dir.lock(), |warning| eprintln!("{warning}")).map_err(|e| match e {
-                LockError::Held { .. } => (exit::REFUSED, format!("{display}: {e}")),
-                LockError::Io(_) => (exit::INVALID, format!("{}: {e}", dir.lock().display())),
+                LockError::Held { .. } => {
+                    Error::new(ErrorKind::LockHeld, format!("{display}: {e}"))
+                }
+                LockError::Io(_) => {
+                    Error::new(ErrorKind::Io, format!("{}: {e}", dir.lock().display()))
+                }
             })?;
         let sha1 = state::sha1_hex(&bytes);
         let progress = Progress::new(&dir.progress_log());
 
-        let existing = RunState::load(&dir.prd_json()).map_err(|e| (exit::INVALID, e))?;
+        let existing = RunState::load(&dir.prd_json()).map_err(Error::invalid)?;
         let state = match existing {
             Some(_) if options.reset => {
-                archive(&dir).map_err(|e| (exit::INVALID, e))?;
+                archive(&dir).map_err(Error::invalid)?;
                 delete_refs(&root, &dir.slug);
                 eprintln!("zurdo: archived the previous state of {display}");
                 fresh_state(&prd, &config, &relative, &dir, &sha1)
             }
             Some(old) => {
                 if old.prd_sha1 != sha1 {
-                    return Err((
-                        exit::DRIFT,
+                    return Err(Error::new(
+                        ErrorKind::Drift,
                         format!("{display} changed since its run state was written (.zurdo/{}/prd.json); `zurdo run --reset {display}` archives that state and starts over", dir.slug),
                     ));
                 }
@@ -152,7 +136,7 @@ impl Run {
                         old
                     }
                     Choice::Reset => {
-                        archive(&dir).map_err(|e| (exit::INVALID, e))?;
+                        archive(&dir).map_err(Error::invalid)?;
                         delete_refs(&root, &dir.slug);
                         fresh_state(&prd, &config, &relative, &dir, &sha1)
                     }
@@ -170,11 +154,11 @@ impl Run {
         let mut config = config;
         let state = fix_policy(state, &dir, &mut config);
         let verifier = Verifier::new(&root, config.verification.clone())
-            .map_err(|e| (exit::INVALID, format!("{}: {e}", root.display())))?;
+            .map_err(|e| Error::invalid(format!("{}: {e}", root.display())))?;
         let standing = config
             .verification
             .standing_rules()
-            .map_err(|e| (exit::INVALID, e))?;
+            .map_err(Error::invalid)?;
         let prd_for_words = prd.clone();
         let standing_commands: Vec<String> = standing
             .iter()
@@ -237,11 +221,13 @@ impl Run {
 
     /// The standing set must hold before any agent runs: a rule already red
     /// is aspirational, and every task would fail on it.
-    fn preflight_standing(&mut self) -> Result<(), Refusal> {
+    fn preflight_standing(&mut self) -> Result<(), Error> {
         if self.standing.is_empty() {
             return Ok(());
         }
-        let broken = self.check_standing().map_err(|e| (exit::REFUSED, e))?;
+        let broken = self
+            .check_standing()
+            .map_err(|e| Error::new(ErrorKind::Standing, e))?;
         self.progress.emit(
             "standing_preflight",
             json!({"rules": self.standing.len(), "broken": broken.len()}),
@@ -254,8 +240,8 @@ impl Run {
             .iter()
             .map(|(rule, result)| render::standing_failure(rule, result))
             .collect();
-        Err((
-            exit::REFUSED,
+        Err(Error::new(
+            ErrorKind::Standing,
             format!("the standing rules must hold before a run starts:\n{}\nfix the tree (or the rule in .zurdo/config.toml) first", lines.join("\n")),
         ))
     }
@@ -671,7 +657,7 @@ impl Run {
     }
 
     /// Probes each distinct model the pending tasks need, once.
-    fn probe_models(&mut self) -> Result<(), Refusal> {
+    fn probe_models(&mut self) -> Result<(), Error> {
         let models: BTreeSet<String> = self
             .prd
             .tasks
@@ -699,8 +685,8 @@ impl Run {
             match outcome {
                 Ok(warnings) => warnings.iter().for_each(|w| eprintln!("warning: {w}")),
                 Err(message) => {
-                    return Err((
-                        exit::DRIFT,
+                    return Err(Error::new(
+                        ErrorKind::Probe,
                         format!(
                             "model probe failed for `{model}` ({}): {message}",
                             provider.name()
@@ -712,7 +698,7 @@ impl Run {
         Ok(())
     }
 
-    fn execute(&mut self) -> u8 {
+    fn execute(&mut self) -> Outcome {
         let count = self.prd.tasks.len();
         eprintln!(
             "zurdo: running {} ({count} task{}, executor {}); state in {}",
@@ -776,8 +762,7 @@ impl Run {
             );
         }
         if let Some(message) = &self.refused {
-            eprintln!("zurdo: {message}");
-            return exit::REFUSED;
+            return Err(Error::new(ErrorKind::Standing, message.clone()));
         }
         let bad = self.state.tasks.iter().any(|t| {
             matches!(
@@ -785,11 +770,7 @@ impl Run {
                 Status::Failed | Status::BlockedByDependency | Status::Pending
             )
         });
-        if bad {
-            exit::FAILED
-        } else {
-            exit::OK
-        }
+        Ok(Exit::ok_if(!bad))
     }
 
     /// One task: blocked, pre-flight, then attempts until it passes or the
