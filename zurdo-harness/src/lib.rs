@@ -7,6 +7,7 @@ pub mod cli;
 pub mod commands;
 pub mod config;
 pub mod error;
+pub mod event;
 pub mod evidence;
 pub mod policy;
 pub mod prompt;

@@ -360,7 +360,7 @@ pub fn serve(root: &Path, settings: Settings) -> Result<(), Error> {
         path: log_path(root),
     };
     clear_dead_lock(root, &log);
-    let lock = match Lock::acquire(&pid_path(root), |m| log.line(&m)) {
+    let lock = match Lock::acquire(&pid_path(root), |stale| log.line(&stale.to_string())) {
         Ok(lock) => lock,
         Err(LockError::Held { pid, .. }) => {
             let message = format!("another vela (pid {pid}) watches this repository");

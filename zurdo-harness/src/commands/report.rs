@@ -32,7 +32,7 @@ pub fn run(args: &ReportArgs) -> Outcome {
                 prd.display()
             )))
         }
-        Err(e) => return Err(Error::invalid(e)),
+        Err(e) => return Err(e),
     };
     let (md, json) = report::write(&dir, &state);
     // Print what was written, so stdout and the file never differ.

@@ -6,6 +6,8 @@
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::Arc;
 
+use crate::event::{Event, Events};
+
 /// Shared interrupt state.
 #[derive(Debug, Clone, Default)]
 pub struct Interrupt {
@@ -14,9 +16,10 @@ pub struct Interrupt {
 }
 
 impl Interrupt {
-    /// Installs the SIGINT/SIGTERM handling. Failing to install it only
-    /// costs the graceful stop, so errors are reported and ignored.
-    pub fn install() -> Interrupt {
+    /// Installs the SIGINT/SIGTERM handling, reporting each stop to
+    /// `events`. Failing to install it only costs the graceful stop, so
+    /// errors are reported and ignored.
+    pub fn install(events: Events) -> Interrupt {
         let interrupt = Interrupt::default();
         let watched = interrupt.clone();
         match signal_hook::iterator::Signals::new([
@@ -31,16 +34,16 @@ impl Interrupt {
                             if group > 0 {
                                 zurdo::exec::kill_group(group);
                             }
-                            eprintln!("\nzurdo: stopped; `zurdo run` again resumes (the interrupted attempt is not counted)");
+                            events.emit(Event::StoppedNow);
                             std::process::exit(130);
                         }
-                        eprintln!(
-                            "\nzurdo: stopping after this iteration (Ctrl-C again to stop now)"
-                        );
+                        events.emit(Event::StopRequested);
                     }
                 });
             }
-            Err(e) => eprintln!("warning: cannot handle Ctrl-C gracefully: {e}"),
+            Err(e) => events.emit(Event::SignalsUnhandled {
+                error: e.to_string(),
+            }),
         }
         interrupt
     }

@@ -7,7 +7,7 @@
 //! start time and the boot id, and only processes of that group that started
 //! no earlier than the leader, in the same boot, are killed.
 
-use serde_json::{json, Value};
+use crate::event::Event;
 
 /// Identifies one agent process group beyond its reusable id.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -48,18 +48,34 @@ impl Mark {
         })
     }
 
-    /// As progress.log fields.
-    pub fn to_json(&self) -> Value {
-        json!({"process_group": self.group, "group_start": self.start, "boot_id": self.boot})
+    /// The `agent_started` event recording the process group led by `pid`
+    /// (with its mark when one could be read).
+    pub fn started(task: &str, attempt: u32, pid: u32) -> Event {
+        let mark = Mark::of(pid);
+        Event::AgentStarted {
+            task: task.to_string(),
+            attempt,
+            process_group: pid,
+            group_start: mark.as_ref().map(|m| m.start),
+            boot_id: mark.map(|m| m.boot),
+        }
     }
 
     /// Reads a mark back from an `agent_started` event.
-    pub fn from_json(event: &Value) -> Option<Mark> {
-        Some(Mark {
-            group: u32::try_from(event["process_group"].as_u64()?).ok()?,
-            start: event["group_start"].as_u64()?,
-            boot: event["boot_id"].as_str()?.to_string(),
-        })
+    pub fn from_event(event: &Event) -> Option<Mark> {
+        match event {
+            Event::AgentStarted {
+                process_group,
+                group_start: Some(start),
+                boot_id: Some(boot),
+                ..
+            } => Some(Mark {
+                group: *process_group,
+                start: *start,
+                boot: boot.clone(),
+            }),
+            _ => None,
+        }
     }
 
     /// The pids still alive that belong to this agent: in its group, started
@@ -109,7 +125,7 @@ mod tests {
             .expect("spawn");
         let mark = Mark::of(child.id()).expect("mark");
         assert_eq!(mark.survivors(), [child.id()]);
-        let back = Mark::from_json(&mark.to_json()).expect("round trip");
+        let back = Mark::from_event(&Mark::started("task-1", 1, child.id())).expect("round trip");
         assert_eq!(back, mark);
         // The same group id with a later leader start time is someone else.
         let stale = Mark {

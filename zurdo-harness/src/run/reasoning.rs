@@ -9,20 +9,20 @@
 //! criterion: the only effects are a prompt section, a report entry, and a
 //! task that stops spending (`halt_task`, which fails it).
 
-use std::path::PathBuf;
+use std::path::Path;
 
-use serde_json::json;
 use zurdo::Task;
 
-use super::{write_file, Run};
+use super::interrupt::Interrupt;
+use super::{Context, Record, Run};
 use crate::agent::{invoke, vocabulary, Usage};
-use crate::config::Role;
-use crate::evidence;
+use crate::config::{Config, Role};
+use crate::event::{Event, Events, Extraction};
+use crate::evidence::Guards;
 use crate::reason::bundle::{self, AttemptEvidence};
 use crate::reason::diagnosis::{self, Verdict};
-use crate::reason::library::{Lesson, Library};
+use crate::reason::library::{Lesson, Library, Usage as UseCounts};
 use crate::reason::{extract, fingerprint, inject};
-
 use crate::state::run_state::{
     DiagnosisRecord, Extracted, Halt, HealRouting, Injected, Iteration, Stall, Status,
 };
@@ -37,14 +37,80 @@ struct Reply {
     model: String,
 }
 
+/// The lesson library and its use counts, read at run start (plus what
+/// this run extracts).
+#[derive(Default)]
+pub(super) struct Lessons {
+    library: Library,
+    usage: UseCounts,
+}
+
+impl Lessons {
+    /// With `[reason] enabled`: the library and its use counts under
+    /// `root`; a lesson file that cannot be read is named and skipped.
+    pub(super) fn load(config: &Config, root: &Path, events: &Events) -> Lessons {
+        if !config.reason.enabled {
+            return Lessons::default();
+        }
+        let lessons = Lessons {
+            library: Library::load(root),
+            usage: UseCounts::load(root),
+        };
+        for skipped in &lessons.library.skipped {
+            events.emit(Event::LessonSkipped {
+                path: skipped.path.display().to_string(),
+                why: skipped.why.clone(),
+            });
+        }
+        if !lessons.library.lessons.is_empty() {
+            events.emit(Event::LessonsLoaded {
+                count: lessons.library.lessons.len(),
+            });
+        }
+        lessons
+    }
+}
+
+/// The run loop's reasoning, borrowing what it needs of the run.
+pub(super) struct Reasoner<'r> {
+    ctx: &'r Context,
+    record: &'r mut Record,
+    lessons: &'r mut Lessons,
+    guards: &'r Guards,
+    events: &'r Events,
+    interrupt: &'r Interrupt,
+    /// The run is stopping (Ctrl-C, or refused): no reasoner call is made.
+    stopping: bool,
+}
+
 impl Run {
+    /// The reasoner of this run.
+    pub(super) fn reasoner(&mut self) -> Reasoner<'_> {
+        let stopping = self.stopping();
+        Reasoner {
+            ctx: &self.ctx,
+            record: &mut self.record,
+            lessons: &mut self.lessons,
+            guards: &self.guards,
+            events: &self.events,
+            interrupt: &self.interrupt,
+            stopping,
+        }
+    }
+}
+
+impl Reasoner<'_> {
+    fn save(&mut self) {
+        self.record.save(self.events);
+    }
+
     /// After a failed iteration is recorded: the stall check, then (when
     /// enabled, budgeted and not the final attempt) a diagnosis. `Some`
     /// when a `halt_task` verdict stops the task.
     pub(super) fn after_failure(&mut self, task: &Task, attempt: u32, max: u32) -> Option<Status> {
         let stall = self.detect_stall(task, attempt)?;
         // A run that is stopping (Ctrl-C, or refused) spends nothing more.
-        if !self.config.reason.enabled || self.interrupt.requested() || self.refused.is_some() {
+        if !self.ctx.config.reason.enabled || self.stopping {
             return None;
         }
         if attempt >= max {
@@ -60,13 +126,13 @@ impl Run {
 
     /// Records a stall when the last `stall_attempts` fingerprints are one.
     fn detect_stall(&mut self, task: &Task, attempt: u32) -> Option<Stall> {
-        let t = self.state.task(&task.id)?;
+        let t = self.record.state.task(&task.id)?;
         let prints: Vec<Option<&str>> = t
             .iterations
             .iter()
             .map(|i| i.fingerprint.as_deref())
             .collect();
-        if !fingerprint::stalled(&prints, self.config.reason.stall_attempts) {
+        if !fingerprint::stalled(&prints, self.ctx.config.reason.stall_attempts) {
             return None;
         }
         let last = t.iterations.last()?;
@@ -83,14 +149,14 @@ impl Run {
             criteria: failing_criteria(last),
             surface: last.failure_surface.clone().unwrap_or_default(),
         };
-        eprintln!(
-            "    stalled: the same failure {repeats} attempts in a row (fingerprint {print}): the agent is repeating itself, not converging"
-        );
-        self.progress.emit(
-            "task_stalled",
-            json!({"task": task.id, "attempt": attempt, "fingerprint": print, "repeats": repeats, "criteria": stall.criteria}),
-        );
-        if let Some(t) = self.state.task_mut(&task.id) {
+        self.events.emit(Event::TaskStalled {
+            task: task.id.clone(),
+            attempt,
+            fingerprint: print,
+            repeats,
+            criteria: stall.criteria.clone(),
+        });
+        if let Some(t) = self.record.state.task_mut(&task.id) {
             t.stalls.push(stall.clone());
         }
         self.save();
@@ -113,41 +179,21 @@ impl Run {
     }
 
     fn record_diagnosis(&mut self, task: &Task, record: DiagnosisRecord) {
-        let usage = record.usage.unwrap_or_default();
         let block = record.block.as_ref();
-        self.progress.emit(
-            "diagnosis_outcome",
-            json!({
-                "task": task.id,
-                "attempt": record.attempt,
-                "outcome": record.outcome,
-                "why": record.why,
-                "verdict": block.map(|b| b.verdict.name()),
-                "confidence": block.map(|b| b.confidence.name()),
-                "confidence_clamped": block.is_some_and(|b| b.confidence_clamped),
-                "model": record.model,
-                "input_tokens": record.usage.map(|_| usage.input_tokens),
-                "output_tokens": record.usage.map(|_| usage.output_tokens),
-            }),
-        );
-        match (&record.outcome[..], block) {
-            ("accepted", Some(b)) => eprintln!(
-                "    diagnosis: {} ({} confidence{}): {}",
-                b.verdict.name(),
-                b.confidence.name(),
-                if b.confidence_clamped {
-                    ", clamped"
-                } else {
-                    ""
-                },
-                zurdo_base::text::first_line(&b.hypothesis)
-            ),
-            (outcome, _) => eprintln!(
-                "    diagnosis {outcome}: {} (the loop goes on as without it)",
-                record.why.as_deref().unwrap_or("")
-            ),
-        }
-        if let Some(t) = self.state.task_mut(&task.id) {
+        self.events.emit(Event::DiagnosisOutcome {
+            task: task.id.clone(),
+            attempt: record.attempt,
+            outcome: record.outcome.clone(),
+            why: record.why.clone(),
+            verdict: block.map(|b| b.verdict.name().to_string()),
+            confidence: block.map(|b| b.confidence.name().to_string()),
+            confidence_clamped: block.is_some_and(|b| b.confidence_clamped),
+            hypothesis: block.map(|b| b.hypothesis.clone()),
+            model: record.model.clone(),
+            input_tokens: record.usage.map(|u| u.input_tokens),
+            output_tokens: record.usage.map(|u| u.output_tokens),
+        });
+        if let Some(t) = self.record.state.task_mut(&task.id) {
             t.diagnoses.push(record);
         }
         self.save();
@@ -155,14 +201,15 @@ impl Run {
 
     /// Why no reasoner call may be made now, when none may.
     fn reasoner_budget_spent(&self) -> Option<String> {
-        let max = self.config.reason.max_reasoner_calls_per_run;
-        (self.state.reasoner_calls >= max)
+        let max = self.ctx.config.reason.max_reasoner_calls_per_run;
+        (self.record.state.reasoner_calls >= max)
             .then(|| format!("[reason] max_reasoner_calls_per_run ({max}) spent"))
     }
 
     fn diagnose(&mut self, task: &Task, attempt: u32, stall: &Stall) -> Option<Status> {
-        let per_task = self.config.reason.max_diagnoses_per_task;
+        let per_task = self.ctx.config.reason.max_diagnoses_per_task;
         let done = self
+            .record
             .state
             .task(&task.id)
             .map_or(0, |t| t.diagnoses.iter().filter(|d| d.called()).count());
@@ -175,16 +222,15 @@ impl Run {
             self.skip_diagnosis(task, attempt, &why);
             return None;
         }
-        let Some(role) = self.config.reasoner_role().cloned() else {
+        let Some(role) = self.ctx.config.reasoner_role().cloned() else {
             self.skip_diagnosis(task, attempt, "no [roles.reasoner] or [roles.analyzer]");
             return None;
         };
-        let count = stall.repeats.min(self.config.reason.stall_attempts) as usize;
+        let count = stall.repeats.min(self.ctx.config.reason.stall_attempts) as usize;
         let evidence = self.stalled_evidence(task, count);
         let bundle = bundle::project(&evidence, bundle::BUDGET);
         let prompt = diagnosis::prompt(task, &bundle, stall.repeats);
         let name = format!("{}-{attempt}-diagnosis", task.id);
-        let file = self.reason_file(&name, "json");
         let mut record = DiagnosisRecord {
             attempt,
             outcome: "discarded".into(),
@@ -192,7 +238,7 @@ impl Run {
             block: None,
             model: Some(format!("{}/{}", role.provider.name(), role.model)),
             usage: None,
-            file: Some(format!(".zurdo/{}/reason/{name}.json", self.dir.slug)),
+            file: Some(self.record.dir.reason_file_shown(&name, "json")),
         };
         match self.call_reasoner(&role, &prompt, &name) {
             Err(why) => record.why = Some(why),
@@ -208,16 +254,16 @@ impl Run {
                 }
             }
         }
-        write_file(
-            &file,
-            serde_json::to_string_pretty(&record)
-                .unwrap_or_default()
-                .as_bytes(),
-        );
+        let block_json = serde_json::to_string_pretty(&record).unwrap_or_default();
+        self.events.on_write(self.record.dir.write_reason_file(
+            &name,
+            "json",
+            block_json.as_bytes(),
+        ));
         let block = record.block.clone();
         self.record_diagnosis(task, record);
         let block = block?;
-        let t = self.state.task_mut(&task.id)?;
+        let t = self.record.state.task_mut(&task.id)?;
         let status = match block.verdict {
             Verdict::RetryWithGuidance => {
                 let rest = t.retry_context.take().unwrap_or_default();
@@ -230,10 +276,11 @@ impl Run {
                     criteria: stall.criteria.clone(),
                     hypothesis: block.hypothesis.clone(),
                 });
-                eprintln!(
-                    "    routed to heal at run end: {} (the loop continues)",
-                    stall.criteria.join(", ")
-                );
+                self.events.emit(Event::HealRouted {
+                    task: task.id.clone(),
+                    attempt,
+                    criteria: stall.criteria.clone(),
+                });
                 None
             }
             Verdict::HaltTask => {
@@ -242,7 +289,7 @@ impl Run {
                     hypothesis: block.hypothesis.clone(),
                     confidence: block.confidence,
                 });
-                eprintln!("  halted by diagnosis: further attempts would not help; the task fails");
+                // Said when the task settles.
                 Some(Status::Failed)
             }
         };
@@ -254,15 +301,11 @@ impl Run {
     /// and one reasoner call distills it into a lesson. Nothing here can
     /// touch the pass.
     pub(super) fn after_pass(&mut self, task: &Task) {
-        let reason = self.config.reason.clone();
-        if !reason.enabled
-            || !reason.extract_lessons
-            || self.interrupt.requested()
-            || self.refused.is_some()
-        {
+        let reason = self.ctx.config.reason.clone();
+        if !reason.enabled || !reason.extract_lessons || self.stopping {
             return;
         }
-        let Some(t) = self.state.task(&task.id) else {
+        let Some(t) = self.record.state.task(&task.id) else {
             return;
         };
         let Some(stall) = t.stalls.last().cloned() else {
@@ -278,36 +321,39 @@ impl Run {
             return;
         };
         let outcome = self.extract(task, &stall, &stalled, &passing, &reason);
-        let (name, fields) = match outcome {
+        let event = |outcome, lesson, evicted, why| Event::LessonExtracted {
+            task: task.id.clone(),
+            outcome,
+            lesson,
+            evicted,
+            why,
+        };
+        let event = match outcome {
             Ok(Some(extracted)) => {
-                let fields = json!({"task": task.id, "outcome": if extracted.written { "written" } else { "duplicate" }, "lesson": extracted.id, "evicted": extracted.evicted});
-                eprintln!(
-                    "    lesson: lessons/lesson-{}.md ({}); commit it to keep it",
-                    extracted.id,
+                let e = event(
                     if extracted.written {
-                        "new"
+                        Extraction::Written
                     } else {
-                        "already in the library"
-                    }
+                        Extraction::Duplicate
+                    },
+                    Some(extracted.id.clone()),
+                    extracted.evicted.clone(),
+                    None,
                 );
-                if let Some(t) = self.state.task_mut(&task.id) {
+                if let Some(t) = self.record.state.task_mut(&task.id) {
                     t.lessons_extracted.push(extracted);
                 }
-                ("lesson_extracted", fields)
+                e
             }
-            Ok(None) => (
-                "lesson_extracted",
-                json!({"task": task.id, "outcome": "none", "why": "the reasoner found nothing that generalizes"}),
+            Ok(None) => event(
+                Extraction::None,
+                None,
+                Vec::new(),
+                Some("the reasoner found nothing that generalizes".to_string()),
             ),
-            Err(why) => {
-                eprintln!("    no lesson: {why}");
-                (
-                    "lesson_extracted",
-                    json!({"task": task.id, "outcome": "skipped", "why": why}),
-                )
-            }
+            Err(why) => event(Extraction::Skipped, None, Vec::new(), Some(why)),
         };
-        self.progress.emit(name, fields);
+        self.events.emit(event);
         self.save();
     }
 
@@ -329,6 +375,7 @@ impl Run {
             return Err(why);
         }
         let role = self
+            .ctx
             .config
             .reasoner_role()
             .cloned()
@@ -338,7 +385,8 @@ impl Run {
         let diff = match (&stalled.verified_tree, &passing.verified_tree) {
             (Some(from), Some(to)) => {
                 let label = format!("attempt {} → attempt {}", stalled.attempt, passing.attempt);
-                evidence::diff_patch_bytes(self.verifier.root(), from, to, &label)
+                self.guards
+                    .diff(from, to, &label)
                     .map(|b| String::from_utf8_lossy(&b).into_owned())
                     .unwrap_or_else(|e| format!("(the diff is unavailable: {e})"))
             }
@@ -355,20 +403,21 @@ impl Run {
             stall.surface.clone(),
             &body,
             &task.id,
-            &self.state.prd,
+            &self.record.state.prd,
             &zurdo_base::time::now(),
         );
         let added = Library::add(
-            self.verifier.root(),
+            self.ctx.verifier.root(),
             &lesson,
             reason.max_lessons,
-            &self.usage,
+            &self.lessons.usage,
         )
         .map_err(|e| format!("cannot write the lesson: {e}"))?;
         if added.written {
-            self.library.lessons.push(lesson);
+            self.lessons.library.lessons.push(lesson);
         }
-        self.library
+        self.lessons
+            .library
             .lessons
             .retain(|l| !added.evicted.contains(&l.id));
         Ok(Some(Extracted {
@@ -381,10 +430,11 @@ impl Run {
     /// The lessons section of an executor prompt (empty when none match),
     /// stamping each injected lesson's use: only real injection counts.
     pub(super) fn lessons_section(&mut self, task: &Task, attempt: u32) -> String {
-        if !self.config.reason.enabled || self.library.lessons.is_empty() {
+        if !self.ctx.config.reason.enabled || self.lessons.library.lessons.is_empty() {
             return String::new();
         }
         let reactive = self
+            .record
             .state
             .task(&task.id)
             .filter(|t| t.retry_context.is_some())
@@ -395,8 +445,9 @@ impl Run {
             None => (fingerprint::declared(task), "prospective"),
         };
         let chosen: Vec<(Lesson, usize)> = self
+            .lessons
             .library
-            .matches(&surface, &self.usage)
+            .matches(&surface, &self.lessons.usage)
             .into_iter()
             .take(MAX_INJECTED)
             .map(|(l, score)| (l.clone(), score))
@@ -407,22 +458,20 @@ impl Run {
         let lessons: Vec<&Lesson> = chosen.iter().map(|(l, _)| l).collect();
         let section = inject::section(&lessons);
         let ids: Vec<String> = chosen.iter().map(|(l, _)| l.id.clone()).collect();
-        self.usage.stamp(&ids, &zurdo_base::time::now());
-        if let Err(e) = self.usage.save(self.verifier.root()) {
-            eprintln!("warning: cannot write lesson use counts: {e}");
+        self.lessons.usage.stamp(&ids, &zurdo_base::time::now());
+        if let Err(e) = self.lessons.usage.save(self.ctx.verifier.root()) {
+            self.events.emit(Event::CannotWrite {
+                path: crate::reason::library::USAGE_PATH.to_string(),
+                error: e.to_string(),
+            });
         }
-        self.progress.emit(
-            "lessons_injected",
-            json!({"task": task.id, "attempt": attempt, "mode": mode, "lessons": ids}),
-        );
-        eprintln!(
-            "    lessons ({mode}): {}",
-            ids.iter()
-                .map(|id| format!("lesson-{id}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
-        if let Some(t) = self.state.task_mut(&task.id) {
+        self.events.emit(Event::LessonsInjected {
+            task: task.id.clone(),
+            attempt,
+            mode: mode.to_string(),
+            lessons: ids,
+        });
+        if let Some(t) = self.record.state.task_mut(&task.id) {
             for (lesson, score) in &chosen {
                 t.lessons_injected.push(Injected {
                     attempt,
@@ -439,7 +488,7 @@ impl Run {
 
     /// The evidence of the last `count` iterations of `task`.
     fn stalled_evidence(&self, task: &Task, count: usize) -> Vec<AttemptEvidence> {
-        let Some(t) = self.state.task(&task.id) else {
+        let Some(t) = self.record.state.task(&task.id) else {
             return Vec::new();
         };
         let from = t.iterations.len().saturating_sub(count);
@@ -456,6 +505,7 @@ impl Run {
     /// stream read again through the vocabulary from `iterations/`.
     fn attempt_evidence(&self, task: &Task, it: &Iteration, latest: bool) -> AttemptEvidence {
         let failed = match self
+            .record
             .state
             .task(&task.id)
             .and_then(|t| t.retry_context.clone())
@@ -463,12 +513,8 @@ impl Run {
             Some(text) if latest => text,
             _ => it.failure.join("\n"),
         };
-        let read = |ext: &str| {
-            std::fs::read(self.dir.iteration_file(&task.id, it.attempt, ext))
-                .map(|b| String::from_utf8_lossy(&b).into_owned())
-                .unwrap_or_default()
-        };
-        let report = vocabulary::read(self.config.executor, &read("out"), &read("err"));
+        let (out, err) = self.record.dir.read_agent_output(&task.id, it.attempt);
+        let report = vocabulary::read(self.ctx.config.executor, &out, &err);
         AttemptEvidence {
             attempt: it.attempt,
             failed,
@@ -488,17 +534,21 @@ impl Run {
     /// scratch directory (the bundle is in the prompt; the reasoner has
     /// nothing to read or edit). Counts against the run's budget.
     fn call_reasoner(&mut self, role: &Role, prompt: &str, name: &str) -> Result<Reply, String> {
-        self.state.reasoner_calls += 1;
+        self.record.state.reasoner_calls += 1;
         self.save();
-        write_file(&self.reason_file(name, "prompt"), prompt.as_bytes());
+        self.events.on_write(
+            self.record
+                .dir
+                .write_reason_file(name, "prompt", prompt.as_bytes()),
+        );
         let scratch = std::env::temp_dir().join(format!(
             "zurdo-reasoner-{}-{}",
             std::process::id(),
-            self.state.reasoner_calls
+            self.record.state.reasoner_calls
         ));
         std::fs::create_dir_all(&scratch)
             .map_err(|e| format!("cannot create {}: {e}", scratch.display()))?;
-        let program = self.config.command(role.provider).to_string();
+        let program = self.ctx.config.command(role.provider).to_string();
         let invocation =
             invoke::command_line(role.provider, &program, &role.model, prompt, &scratch);
         // A second Ctrl-C kills the reasoner as it kills an agent.
@@ -506,14 +556,18 @@ impl Run {
         let outcome = invoke::run_observed(
             role.provider,
             &invocation,
-            self.config.reason.timeout,
+            self.ctx.config.reason.timeout,
             |pid| interrupt.set_agent_group(pid),
         );
         self.interrupt.set_agent_group(0);
         let _ = std::fs::remove_dir_all(&scratch);
         let outcome =
             outcome.map_err(|e| format!("the reasoner `{program}` could not start: {e}"))?;
-        write_file(&self.reason_file(name, "out"), &outcome.stdout);
+        self.events.on_write(
+            self.record
+                .dir
+                .write_reason_file(name, "out", &outcome.stdout),
+        );
         let model = format!(
             "{}/{}",
             role.provider.name(),
@@ -526,7 +580,7 @@ impl Run {
         if outcome.timed_out {
             return Err(format!(
                 "the reasoner timed out after {}s ([reason] timeout)",
-                self.config.reason.timeout.as_secs()
+                self.ctx.config.reason.timeout.as_secs()
             ));
         }
         let text = outcome.report.final_text.clone().unwrap_or_default();
@@ -544,10 +598,6 @@ impl Run {
             usage: outcome.report.usage,
             model,
         })
-    }
-
-    fn reason_file(&self, name: &str, ext: &str) -> PathBuf {
-        self.dir.reason().join(format!("{name}.{ext}"))
     }
 }
 

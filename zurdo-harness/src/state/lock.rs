@@ -46,10 +46,27 @@ pub fn alive(pid: u32) -> bool {
     r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
 }
 
+/// A lock whose process is gone, taken over.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stale {
+    /// What the lock said (`<pid> <start>`).
+    pub holder: String,
+}
+
+impl std::fmt::Display for Stale {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "warning: taking over a stale lock ({}; that process is gone)",
+            self.holder
+        )
+    }
+}
+
 impl Lock {
     /// Takes the lock at `path`. A stale lock (its pid is gone) is taken
-    /// over; `on_stale` gets the message to show.
-    pub fn acquire(path: &Path, mut on_stale: impl FnMut(String)) -> Result<Lock, LockError> {
+    /// over; `on_stale` is told whose it was.
+    pub fn acquire(path: &Path, mut on_stale: impl FnMut(Stale)) -> Result<Lock, LockError> {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(LockError::Io)?;
         }
@@ -77,10 +94,9 @@ impl Lock {
                             return Err(LockError::Held { pid, since })
                         }
                         _ => {
-                            on_stale(format!(
-                                "warning: taking over a stale lock ({}; that process is gone)",
-                                text.trim()
-                            ));
+                            on_stale(Stale {
+                                holder: text.trim().to_string(),
+                            });
                             std::fs::remove_file(path).map_err(LockError::Io)?;
                         }
                     }
@@ -117,7 +133,7 @@ mod tests {
         // A pid that cannot exist: stale, taken over with a warning.
         std::fs::write(&path, "4194305 2026-01-01T00:00:00Z\n").expect("write");
         let mut warned = String::new();
-        let lock = Lock::acquire(&path, |m| warned = m).expect("stale lock taken");
+        let lock = Lock::acquire(&path, |m| warned = m.to_string()).expect("stale lock taken");
         assert!(warned.contains("stale lock"), "{warned}");
         assert!(std::fs::read_to_string(&path)
             .expect("read")

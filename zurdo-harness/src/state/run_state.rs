@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use zurdo::verify::CriterionVerdict;
 
 use crate::agent::Usage;
+use crate::error::{Error, ErrorKind};
 use crate::reason::diagnosis::{Block, Confidence};
 use crate::reason::surface::Surface;
 
@@ -233,14 +234,7 @@ pub struct Injected {
     pub from_prd: String,
 }
 
-/// Which of a task's changed files the criteria read.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Witness {
-    /// Changed files some hint reads.
-    pub witnessed: Vec<String>,
-    /// Changed files no hint reads (not wrong, but where to look first).
-    pub unwitnessed: Vec<String>,
-}
+pub use crate::evidence::Witness;
 
 /// One task's state.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -313,6 +307,24 @@ impl TaskState {
         total
     }
 
+    /// Criteria (by test name) that got two verdicts on one verified tree.
+    pub fn flaky_criteria(&self) -> Vec<String> {
+        let mut flaky = std::collections::BTreeSet::new();
+        for (i, a) in self.iterations.iter().enumerate() {
+            for b in &self.iterations[i + 1..] {
+                if a.verified_tree.is_none() || a.verified_tree != b.verified_tree {
+                    continue;
+                }
+                for (x, y) in a.criteria.iter().zip(&b.criteria) {
+                    if x.verdict != y.verdict {
+                        flaky.insert(x.name.clone());
+                    }
+                }
+            }
+        }
+        flaky.into_iter().collect()
+    }
+
     /// Cost over all attempts, when any attempt reported one.
     pub fn cost_usd(&self) -> Option<f64> {
         let costs: Vec<f64> = self
@@ -357,13 +369,16 @@ pub struct RunState {
 
 impl RunState {
     /// Reads `prd.json`; `Ok(None)` when there is none.
-    pub fn load(path: &Path) -> Result<Option<RunState>, String> {
+    pub fn load(path: &Path) -> Result<Option<RunState>, Error> {
         match std::fs::read(path) {
-            Ok(bytes) => serde_json::from_slice(&bytes)
-                .map(Some)
-                .map_err(|e| format!("{}: unreadable run state ({e}); `zurdo run --reset` archives it and starts over", path.display())),
+            Ok(bytes) => serde_json::from_slice(&bytes).map(Some).map_err(|e| {
+                Error::invalid(format!("{}: unreadable run state ({e}); `zurdo run --reset` archives it and starts over", path.display()))
+            }),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(format!("{}: {e}", path.display())),
+            Err(e) => Err(Error::new(
+                ErrorKind::Io,
+                format!("{}: {e}", path.display()),
+            )),
         }
     }
 

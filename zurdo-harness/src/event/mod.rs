@@ -1,0 +1,600 @@
+//! Everything a run reports, as one typed [`Event`] stream.
+//!
+//! The loop emits events into [`Events`]; the [`Reporter`] renders each one
+//! live on stderr (with colour on a terminal, unless `NO_COLOR` is set) and
+//! the [`Log`] appends it to `.zurdo/<slug>/progress.log` as one JSON line
+//! `{"ts": …, "event": "<name>", …fields}`. There is no other description
+//! of what happened: the live output and the log cannot drift apart, and
+//! reading the log back ([`log::read`]) yields the same events, which is
+//! how a resume finds an interrupted attempt and how `zurdo report` finds
+//! what `prd.json` cannot say.
+//!
+//! The field names of the events that existed before this module are kept
+//! (`attempt_started` has `task`, `attempt`, `model`; …); new fields are
+//! added with defaults, so old logs still read.
+
+pub mod log;
+pub mod render;
+pub mod reporter;
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use serde::{Deserialize, Serialize};
+
+use crate::evidence::toolchain::Tool;
+use crate::state::run_state::Status;
+
+pub use log::Log;
+pub use reporter::Reporter;
+
+/// One failing hint of a criterion, as the live output names it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HintFailure {
+    /// The criterion's title.
+    pub criterion: String,
+    /// The hint as written (`[shell: cargo test]`).
+    pub hint: String,
+    /// Its typed reason, rendered.
+    pub reason: String,
+}
+
+/// A standing rule an attempt broke.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BrokenRule {
+    /// The rule's hint as written.
+    pub hint: String,
+    /// Its why.
+    pub why: String,
+}
+
+/// Why a task settled where it did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "why", rename_all = "snake_case")]
+pub enum Settled {
+    /// A task it depends on did not pass.
+    Blocked {
+        /// That task.
+        by: String,
+    },
+    /// A `halt_task` diagnosis was recorded before the last stop.
+    HaltedBeforeStop,
+    /// A passing attempt was recorded before the last stop.
+    PassedBeforeStop,
+    /// Every criterion held before any agent ran.
+    PassedAtPreflight {
+        /// True when every criterion is `[manual]`.
+        manual_only: bool,
+    },
+    /// The last attempt passed.
+    Passed {
+        /// Which attempt.
+        attempt: u32,
+    },
+    /// A `halt_task` diagnosis stopped it now.
+    Halted,
+    /// The attempt budget ran out.
+    BudgetSpent {
+        /// The budget.
+        max: u32,
+    },
+}
+
+/// What happened to a lesson extraction after a recovery.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Extraction {
+    /// A new lesson file was written.
+    Written,
+    /// An identical lesson was already in the library.
+    Duplicate,
+    /// The reasoner found nothing that generalizes.
+    None,
+    /// No lesson: `why` says why.
+    Skipped,
+}
+
+/// One thing a run reports. See the module docs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum Event {
+    // ----- preparation and resume
+    /// A lock left by a process that is gone was taken over.
+    LockTakenOver {
+        /// What the lock said (`<pid> <start>`).
+        holder: String,
+    },
+    /// `--reset` (or the `[X]` answer) moved the previous state into `.archive/`.
+    StateArchived {
+        /// The PRD as given.
+        prd: String,
+    },
+    /// A one-time piece of advice (the `.gitignore` hint).
+    Hint {
+        /// The advice.
+        text: String,
+    },
+    /// Processes left over from an interrupted agent were killed on resume.
+    LeftoversKilled {
+        /// How many.
+        count: usize,
+    },
+    /// An attempt that started and never finished was dropped, uncounted.
+    AttemptDropped {
+        /// The task.
+        task: String,
+        /// The attempt.
+        attempt: u32,
+    },
+    /// Today's `[verification]` hashes differently; the run-start policy stays.
+    PolicyKept {
+        /// The run-start policy id.
+        policy: String,
+    },
+    /// `config-at-run-start.toml` no longer matches the recorded policy.
+    PolicyRecordAltered {
+        /// That file.
+        path: String,
+    },
+    /// A lesson file that cannot be read was skipped.
+    LessonSkipped {
+        /// The file.
+        path: String,
+        /// Why.
+        why: String,
+    },
+    /// The lesson library was read.
+    LessonsLoaded {
+        /// How many lessons it holds.
+        count: usize,
+    },
+    /// The run-start snapshot of the working tree.
+    Baseline {
+        /// Its git tree id.
+        tree: String,
+        /// True when the tree had uncommitted changes.
+        dirty: bool,
+        /// Files captured.
+        files: usize,
+    },
+    /// No run-start snapshot: the guards that need one are off.
+    BaselineUnavailable {
+        /// True outside a git repository.
+        not_a_repo: bool,
+        /// The capture error otherwise.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
+    },
+    /// The toolchain and policy the verdicts rest on.
+    VerifierContext {
+        /// `sh` and the `[shell:]` command words, resolved and hashed.
+        toolchain: Vec<Tool>,
+        /// The policy id.
+        policy: String,
+        /// The shell the hints run with.
+        shell: String,
+    },
+    /// The standing rules were checked before any agent ran.
+    StandingPreflight {
+        /// How many rules.
+        rules: usize,
+        /// How many were broken (any refuses the run).
+        broken: usize,
+    },
+    /// One model was probed.
+    ModelProbe {
+        /// The model.
+        model: String,
+        /// True when it answered.
+        ok: bool,
+        /// Advisory warnings (vocabulary canary, usage gap).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        warnings: Vec<String>,
+    },
+
+    // ----- the run
+    /// The task loop begins.
+    RunStarted {
+        /// The PRD, repository-relative.
+        prd: String,
+        /// The executor provider.
+        executor: String,
+        /// The PRD as given on the command line.
+        #[serde(default)]
+        display: String,
+        /// How many tasks it has.
+        #[serde(default)]
+        tasks: usize,
+        /// The state directory.
+        #[serde(default)]
+        state_dir: String,
+    },
+    /// A skill a task names is not where the executor's CLI finds skills.
+    SkillMissing {
+        /// The skill.
+        skill: String,
+        /// The first task naming it.
+        task: String,
+        /// Where the CLI looks.
+        dirs: Vec<String>,
+    },
+    /// A task's turn in run order.
+    TaskStarted {
+        /// The task id.
+        task: String,
+        /// Its title.
+        title: String,
+        /// 1-based position in run order.
+        position: usize,
+        /// Tasks in the PRD.
+        count: usize,
+        /// Its status when the saved state already settled it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        saved: Option<Status>,
+    },
+    /// The criteria on the tree before any agent ran.
+    Preflight {
+        /// The task.
+        task: String,
+        /// Criteria already holding (or awaiting review).
+        passing: usize,
+        /// All its criteria.
+        total: usize,
+    },
+    /// A task settled.
+    TaskSettled {
+        /// The task.
+        task: String,
+        /// Its final status.
+        status: Status,
+        /// Why.
+        #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+        settled: Option<Settled>,
+    },
+
+    // ----- one attempt
+    /// An agent attempt begins.
+    AttemptStarted {
+        /// The task.
+        task: String,
+        /// The attempt, 1-based.
+        attempt: u32,
+        /// The attempt budget.
+        #[serde(default)]
+        max: u32,
+        /// The model.
+        model: String,
+    },
+    /// The agent's process group, recorded so a resume can kill what is
+    /// left of it after a hard stop.
+    AgentStarted {
+        /// The task.
+        task: String,
+        /// The attempt.
+        attempt: u32,
+        /// The process group id (the agent's pid).
+        process_group: u32,
+        /// The leader's start time, in clock ticks since boot.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        group_start: Option<u64>,
+        /// The boot id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        boot_id: Option<String>,
+    },
+    /// The agent exited (or was killed at its timeout).
+    AgentFinished {
+        /// The task.
+        task: String,
+        /// The attempt.
+        attempt: u32,
+        /// Its exit code (none when killed).
+        exit_code: Option<i32>,
+        /// True when it ran past its timeout.
+        timed_out: bool,
+        /// Wall time.
+        duration_ms: u64,
+        /// Tool calls its stream shows.
+        tool_calls: usize,
+        /// A run-level error its stream reported.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
+    },
+    /// The agent's CLI could not be started.
+    AgentNotStarted {
+        /// The task.
+        task: String,
+        /// The attempt.
+        attempt: u32,
+        /// The program.
+        program: String,
+        /// Why.
+        error: String,
+    },
+    /// Frozen paths the attempt modified (the iteration fails).
+    FrozenViolation {
+        /// The task.
+        task: String,
+        /// The attempt.
+        attempt: u32,
+        /// The paths.
+        paths: Vec<String>,
+    },
+    /// The frozen-path hashing leg stands down: the globs match too many files.
+    FrozenStandDown {
+        /// The task.
+        task: String,
+        /// The limit.
+        max: usize,
+        /// Files seen.
+        seen: usize,
+    },
+    /// A tool moved or changed since run start (a warning; the pass is marked).
+    ToolchainChanged {
+        /// What changed, one line each.
+        changes: Vec<String>,
+    },
+    /// Evidence a passing hint read changed before verification ended.
+    EvidenceChanged {
+        /// The task.
+        task: String,
+        /// The attempt.
+        attempt: u32,
+        /// The files.
+        paths: Vec<String>,
+    },
+    /// What pre-flight says about this attempt's verdicts (never a verdict).
+    Provenance {
+        /// The task.
+        task: String,
+        /// Criteria that passed at pre-flight too: they prove nothing here.
+        already_green: Vec<String>,
+        /// Evidence files changed since pre-flight.
+        modified: Vec<String>,
+    },
+    /// zurdo's verification of an attempt.
+    Verified {
+        /// The task.
+        task: String,
+        /// The attempt.
+        attempt: u32,
+        /// Criteria that hold (or await review).
+        passing: usize,
+        /// All its criteria.
+        total: usize,
+        /// Each failing hint.
+        failures: Vec<HintFailure>,
+        /// Standing rules broken.
+        standing_broken: Vec<BrokenRule>,
+    },
+    /// The criteria themselves wrote into frozen paths (not charged).
+    FrozenFolded {
+        /// The task.
+        task: String,
+        /// The paths.
+        paths: Vec<String>,
+    },
+    /// The clean room could not run: there is no git baseline.
+    CleanRoomSkipped {
+        /// The task.
+        task: String,
+    },
+    /// What passed in place but failed in the clean room.
+    CleanRoomMismatch {
+        /// The task.
+        task: String,
+        /// One line each.
+        mismatches: Vec<String>,
+    },
+    /// Criteria with two verdicts on one verified tree.
+    Flaky {
+        /// The task.
+        task: String,
+        /// The criteria, by test name.
+        criteria: Vec<String>,
+    },
+    /// After a pass: changed files no hint reads.
+    Unwitnessed {
+        /// The task.
+        task: String,
+        /// The files.
+        paths: Vec<String>,
+    },
+    /// An attempt is recorded.
+    AttemptFinished {
+        /// The task.
+        task: String,
+        /// The attempt.
+        attempt: u32,
+        /// Whether it passed.
+        passed: bool,
+    },
+
+    // ----- reasoning
+    /// The same failure several attempts in a row.
+    TaskStalled {
+        /// The task.
+        task: String,
+        /// The attempt completing the stall.
+        attempt: u32,
+        /// The repeated fingerprint.
+        fingerprint: String,
+        /// How many attempts in a row.
+        repeats: u32,
+        /// The failing criteria.
+        criteria: Vec<String>,
+    },
+    /// One diagnosis call, or why none was made.
+    DiagnosisOutcome {
+        /// The task.
+        task: String,
+        /// The stalled attempt.
+        attempt: u32,
+        /// `accepted`, `discarded` or `skipped`.
+        outcome: String,
+        /// Why it was discarded or skipped.
+        why: Option<String>,
+        /// The accepted verdict.
+        verdict: Option<String>,
+        /// Its confidence.
+        confidence: Option<String>,
+        /// True when an uncited `high` was clamped.
+        confidence_clamped: bool,
+        /// The accepted hypothesis.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        hypothesis: Option<String>,
+        /// `<provider>/<model>`.
+        model: Option<String>,
+        /// Tokens in, when reported.
+        input_tokens: Option<u64>,
+        /// Tokens out, when reported.
+        output_tokens: Option<u64>,
+    },
+    /// A `suggest_heal` verdict routed criteria to `zurdo heal`.
+    HealRouted {
+        /// The task.
+        task: String,
+        /// The stalled attempt.
+        attempt: u32,
+        /// The criteria.
+        criteria: Vec<String>,
+    },
+    /// A recovery's lesson extraction.
+    LessonExtracted {
+        /// The task.
+        task: String,
+        /// What happened.
+        outcome: Extraction,
+        /// The lesson id, when there is one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        lesson: Option<String>,
+        /// Lessons evicted to make room.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        evicted: Vec<String>,
+        /// Why there is none.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        why: Option<String>,
+    },
+    /// Lessons put into an executor prompt.
+    LessonsInjected {
+        /// The task.
+        task: String,
+        /// The attempt whose prompt carries them.
+        attempt: u32,
+        /// `prospective` or `reactive`.
+        mode: String,
+        /// Their ids.
+        lessons: Vec<String>,
+    },
+
+    // ----- the end, and stops
+    /// Tasks that passed without an attempt (green before the run).
+    UnprovenPasses {
+        /// The tasks.
+        tasks: Vec<String>,
+    },
+    /// The task loop ended.
+    RunFinished {
+        /// True when every task settled.
+        complete: bool,
+        /// The PRD as given (for the resume advice).
+        #[serde(default)]
+        display: String,
+    },
+    /// Ctrl-C and SIGTERM cannot be watched: a stop is not graceful.
+    SignalsUnhandled {
+        /// Why.
+        error: String,
+    },
+    /// The first Ctrl-C (or SIGTERM): the current iteration finishes.
+    StopRequested,
+    /// The second: the agent is killed and zurdo exits now.
+    StoppedNow,
+
+    // ----- records that could not be kept
+    /// A state file could not be written (the run goes on).
+    CannotWrite {
+        /// The file.
+        path: String,
+        /// Why.
+        error: String,
+    },
+    /// A git ref under `refs/zurdo/` could not be written or deleted.
+    RefFailed {
+        /// The ref (or `refs/zurdo/<slug>/*`).
+        name: String,
+        /// True when deleting, false when recording.
+        #[serde(default)]
+        delete: bool,
+        /// Why.
+        error: String,
+    },
+}
+
+impl Event {
+    /// The event's name, as progress.log writes it.
+    pub fn name(&self) -> String {
+        serde_json::to_value(self)
+            .ok()
+            .and_then(|v| v["event"].as_str().map(str::to_string))
+            .unwrap_or_default()
+    }
+}
+
+/// Where events go: the live reporter and, once the state directory is
+/// held, the progress log. Cheap to clone (the signal thread holds one).
+#[derive(Debug, Clone)]
+pub struct Events {
+    inner: Arc<Mutex<Sinks>>,
+}
+
+#[derive(Debug)]
+struct Sinks {
+    reporter: Reporter,
+    log: Option<Log>,
+}
+
+impl Events {
+    /// Events rendered by `reporter`, not yet logged.
+    pub fn new(reporter: Reporter) -> Events {
+        Events {
+            inner: Arc::new(Mutex::new(Sinks {
+                reporter,
+                log: None,
+            })),
+        }
+    }
+
+    /// From now on, every event is also appended to `log`.
+    pub fn log_to(&self, log: Log) {
+        self.sinks().log = Some(log);
+    }
+
+    /// Reports `event`: rendered live, then logged.
+    pub fn emit(&self, event: Event) {
+        let mut sinks = self.sinks();
+        sinks.reporter.report(&event);
+        let failed = sinks.log.as_ref().and_then(|log| {
+            log.append(&event)
+                .err()
+                .map(|e| format!("warning: cannot append to {}: {e}", log.path().display()))
+        });
+        if let Some(warning) = failed {
+            sinks.reporter.note(&warning);
+        }
+    }
+
+    /// Reports a write that failed as [`Event::CannotWrite`]; does nothing
+    /// on success.
+    pub fn on_write(&self, written: Result<(), crate::state::WriteError>) {
+        if let Err(e) = written {
+            self.emit(Event::CannotWrite {
+                path: e.path.display().to_string(),
+                error: e.source.to_string(),
+            });
+        }
+    }
+
+    fn sinks(&self) -> std::sync::MutexGuard<'_, Sinks> {
+        // A panic while reporting leaves nothing half-written that matters.
+        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}

@@ -1,0 +1,207 @@
+//! The live side of the event stream: each [`Event`] rendered on stderr as
+//! it happens, coloured when stderr is a terminal and `NO_COLOR` is not set,
+//! and, on a terminal, a spinner with the elapsed time while an agent works
+//! (plain lines only elsewhere, so logs and pipes stay readable).
+
+use std::io::{IsTerminal, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use super::render::{self, Line, Style};
+use super::Event;
+
+/// Where rendered lines go.
+enum Output {
+    Stderr,
+    /// A buffer (tests).
+    Buffer(Arc<Mutex<Vec<u8>>>),
+}
+
+/// Renders events live.
+pub struct Reporter {
+    output: Output,
+    colour: bool,
+    spinner: Option<Spinner>,
+    /// Whether a spinner may run (stderr is a terminal).
+    animate: bool,
+}
+
+impl std::fmt::Debug for Reporter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Reporter")
+            .field("colour", &self.colour)
+            .field("animate", &self.animate)
+            .finish()
+    }
+}
+
+/// True when `NO_COLOR` is set to anything but the empty string
+/// (<https://no-color.org>).
+fn no_color() -> bool {
+    std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
+}
+
+impl Reporter {
+    /// The reporter for this process's stderr.
+    pub fn stderr() -> Reporter {
+        let terminal = std::io::stderr().is_terminal();
+        Reporter {
+            output: Output::Stderr,
+            colour: terminal && !no_color(),
+            spinner: None,
+            animate: terminal,
+        }
+    }
+
+    /// A reporter writing into `buffer`, coloured when `colour` (no spinner).
+    pub fn buffer(buffer: Arc<Mutex<Vec<u8>>>, colour: bool) -> Reporter {
+        Reporter {
+            output: Output::Buffer(buffer),
+            colour,
+            spinner: None,
+            animate: false,
+        }
+    }
+
+    /// Renders `event`.
+    pub fn report(&mut self, event: &Event) {
+        if matches!(
+            event,
+            Event::AgentFinished { .. } | Event::AgentNotStarted { .. } | Event::StoppedNow
+        ) {
+            self.spinner = None;
+        }
+        for line in render::lines(event) {
+            self.write(&line);
+        }
+        if let Event::AttemptStarted {
+            attempt,
+            max,
+            model,
+            ..
+        } = event
+        {
+            if self.animate {
+                self.spinner = Some(Spinner::start(format!(
+                    "  attempt {attempt}/{max} ({model})"
+                )));
+            }
+        }
+    }
+
+    /// Writes one plain line that is not an event (a failure to log one).
+    pub fn note(&mut self, text: &str) {
+        self.write(&Line {
+            style: Style::Warn,
+            text: text.to_string(),
+        });
+    }
+
+    fn write(&mut self, line: &Line) {
+        let text = if self.colour {
+            paint(line)
+        } else {
+            line.text.clone()
+        };
+        match &self.output {
+            Output::Stderr => eprintln!("{text}"),
+            Output::Buffer(buffer) => {
+                let mut b = buffer.lock().unwrap_or_else(PoisonError::into_inner);
+                let _ = writeln!(b, "{text}");
+            }
+        }
+    }
+}
+
+/// `line` in ANSI colour.
+fn paint(line: &Line) -> String {
+    let code = match line.style {
+        Style::Plain => return line.text.clone(),
+        Style::Heading => "1",
+        Style::Good => "32",
+        Style::Bad => "31",
+        Style::Warn => "33",
+    };
+    // Keep a leading newline outside the colour.
+    let (lead, rest) = match line.text.strip_prefix('\n') {
+        Some(rest) => ("\n", rest),
+        None => ("", line.text.as_str()),
+    };
+    format!("{lead}\x1b[{code}m{rest}\x1b[0m")
+}
+
+const FRAMES: [char; 10] = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+
+/// A spinner with the elapsed time under the attempt's line, running while
+/// it lives; stopped (and its line cleared) on drop.
+struct Spinner {
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Spinner {
+    fn start(label: String) -> Spinner {
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&stop);
+        let thread = std::thread::spawn(move || {
+            let started = Instant::now();
+            let mut frame = 0;
+            while !flag.load(Ordering::Relaxed) {
+                let secs = started.elapsed().as_secs();
+                eprint!(
+                    "\r{label} {} {}:{:02}",
+                    FRAMES[frame % FRAMES.len()],
+                    secs / 60,
+                    secs % 60
+                );
+                let _ = std::io::stderr().flush();
+                frame += 1;
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            eprint!("\r\x1b[2K");
+            let _ = std::io::stderr().flush();
+        });
+        Spinner {
+            stop,
+            thread: Some(thread),
+        }
+    }
+}
+
+impl Drop for Spinner {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn colour_only_when_asked_and_the_text_is_the_same() {
+        let event = Event::FrozenViolation {
+            task: "task-1".into(),
+            attempt: 1,
+            paths: vec!["tests/a.rs".into()],
+        };
+        let plain = Arc::new(Mutex::new(Vec::new()));
+        Reporter::buffer(Arc::clone(&plain), false).report(&event);
+        let coloured = Arc::new(Mutex::new(Vec::new()));
+        Reporter::buffer(Arc::clone(&coloured), true).report(&event);
+        let text = |b: &Arc<Mutex<Vec<u8>>>| {
+            String::from_utf8_lossy(&b.lock().expect("buffer")).into_owned()
+        };
+        assert_eq!(text(&plain), "      FROZEN tests/a.rs was modified\n");
+        assert_eq!(
+            text(&coloured),
+            "\x1b[31m      FROZEN tests/a.rs was modified\x1b[0m\n"
+        );
+        assert_eq!(zurdo_base::text::strip_ansi(&text(&coloured)), text(&plain));
+    }
+}

@@ -1,0 +1,215 @@
+//! One attempt, as phases that return values: the prompt is rendered and
+//! kept, the agent runs ([`AgentRun`]), zurdo verifies
+//! ([`super::verify::Verification`]), the iteration record is built
+//! ([`super::record::Recorded`]), and the attempt settles the task or
+//! leaves it to retry.
+
+use zurdo::verify::CriterionVerdict;
+use zurdo::Task;
+
+use super::orphans::Mark;
+use super::record::{self, Header, Recorded};
+use super::task::passed;
+use super::verify::Verification;
+use super::Run;
+use crate::agent::invoke;
+use crate::event::{Event, Settled};
+use crate::state::run_state::{AgentRecord, Status};
+
+/// What the agent did in one attempt.
+pub(super) struct AgentRun {
+    /// Its account, as prd.json records it.
+    pub record: AgentRecord,
+    /// Its final text (carried into the next prompt when the attempt fails).
+    pub narrative: Option<String>,
+}
+
+impl Run {
+    /// One agent attempt and its verification; `Some` when the task
+    /// settles.
+    pub(super) fn attempt(
+        &mut self,
+        task: &Task,
+        attempt: u32,
+        max: u32,
+        model: &str,
+    ) -> Option<(Status, Settled)> {
+        let started_at = zurdo_base::time::now();
+        let prompt = self.prompt(task, attempt);
+        self.events
+            .on_write(self.record.dir.write_prompt(&task.id, attempt, &prompt));
+        self.events.emit(Event::AttemptStarted {
+            task: task.id.clone(),
+            attempt,
+            max,
+            model: model.to_string(),
+        });
+        let agent = self.run_agent(task, attempt, model, &prompt);
+        let verification = self.verify(task, attempt);
+        let header = Header {
+            attempt,
+            model: model.to_string(),
+            started_at,
+        };
+        let recorded = record::build(&self.record.state.prd, task, header, &verification, agent);
+        self.keep(task, attempt, &verification, recorded)
+    }
+
+    /// The prompt of `attempt`: the task, the last failure when retrying,
+    /// and the lessons that match.
+    fn prompt(&mut self, task: &Task, attempt: u32) -> String {
+        let retry = self
+            .record
+            .task(&task.id)
+            .and_then(|t| t.retry_context.clone());
+        let mut prompt = crate::prompt::render(task, self.ctx.config.executor, retry.as_deref());
+        prompt.push_str(&self.reasoner().lessons_section(task, attempt));
+        prompt
+    }
+
+    /// Runs the agent's CLI with its deadline; a second Ctrl-C kills it.
+    fn run_agent(&mut self, task: &Task, attempt: u32, model: &str, prompt: &str) -> AgentRun {
+        let provider = self.ctx.config.executor;
+        let invocation = invoke::command_line(
+            provider,
+            self.ctx.config.command(provider),
+            model,
+            prompt,
+            self.ctx.verifier.root(),
+        );
+        let interrupt = self.interrupt.clone();
+        let events = &self.events;
+        let outcome = invoke::run_observed(provider, &invocation, self.ctx.timeout(task), |pid| {
+            interrupt.set_agent_group(pid);
+            // Recorded so a resume after a hard stop can kill an agent that outlived zurdo.
+            events.emit(Mark::started(&task.id, attempt, pid));
+        });
+        self.interrupt.set_agent_group(0);
+        match outcome {
+            Ok(outcome) => {
+                self.events.on_write(self.record.dir.write_agent_output(
+                    &task.id,
+                    attempt,
+                    &outcome.stdout,
+                    &outcome.stderr,
+                ));
+                let report = outcome.report;
+                let record = AgentRecord {
+                    exit_code: outcome.exit_code,
+                    timed_out: outcome.timed_out,
+                    duration_ms: outcome.duration.as_millis() as u64,
+                    final_text_tail: report
+                        .final_text
+                        .as_ref()
+                        .map(|t| zurdo_base::text::last_chars(t, 2000)),
+                    tool_calls: report.tool_calls.len(),
+                    error: report.error.clone(),
+                    usage: report.usage,
+                    cost_usd: report.cost_usd,
+                };
+                self.events.emit(Event::AgentFinished {
+                    task: task.id.clone(),
+                    attempt,
+                    exit_code: record.exit_code,
+                    timed_out: record.timed_out,
+                    duration_ms: record.duration_ms,
+                    tool_calls: record.tool_calls,
+                    error: record.error.clone(),
+                });
+                AgentRun {
+                    record,
+                    narrative: report.final_text,
+                }
+            }
+            Err(e) => {
+                self.events.emit(Event::AgentNotStarted {
+                    task: task.id.clone(),
+                    attempt,
+                    program: invocation.program.clone(),
+                    error: e.to_string(),
+                });
+                AgentRun {
+                    record: AgentRecord {
+                        error: Some(format!("could not start `{}`: {e}", invocation.program)),
+                        ..Default::default()
+                    },
+                    narrative: None,
+                }
+            }
+        }
+    }
+
+    /// Keeps the iteration: recorded in prd.json with what follows from it
+    /// (flaky criteria, the witness), then the task passes, or the stall
+    /// check and diagnosis run and it retries (or halts).
+    fn keep(
+        &mut self,
+        task: &Task,
+        attempt: u32,
+        verification: &Verification,
+        recorded: Recorded,
+    ) -> Option<(Status, Settled)> {
+        let passed_now = recorded.iteration.passed;
+        if let Some(t) = self.record.task_mut(&task.id) {
+            t.attempts = attempt;
+            t.iterations.push(recorded.iteration);
+            t.retry_context = recorded.retry_context;
+        }
+        let flaky = self.record.task(&task.id).map(|t| t.flaky_criteria());
+        if let Some(flaky) = flaky.filter(|f| !f.is_empty()) {
+            self.events.emit(Event::Flaky {
+                task: task.id.clone(),
+                criteria: flaky.clone(),
+            });
+            if let Some(t) = self.record.task_mut(&task.id) {
+                t.flaky = flaky;
+            }
+        }
+        if passed_now {
+            self.witness(task, verification);
+        }
+        self.save();
+        self.events.emit(Event::AttemptFinished {
+            task: task.id.clone(),
+            attempt,
+            passed: passed_now,
+        });
+        if passed_now {
+            let manual = verification
+                .results
+                .iter()
+                .any(|r| r.verdict == CriterionVerdict::PendingReview);
+            self.reasoner().after_pass(task);
+            Some((passed(manual), Settled::Passed { attempt }))
+        } else {
+            let max = self.record.task(&task.id).map_or(1, |t| t.max_attempts);
+            self.reasoner()
+                .after_failure(task, attempt, max)
+                .map(|status| (status, Settled::Halted))
+        }
+    }
+
+    /// After a pass: which changed files some hint reads (witnessed) and
+    /// which none does (where to look first).
+    fn witness(&mut self, task: &Task, verification: &Verification) {
+        let start = self
+            .record
+            .task(&task.id)
+            .and_then(|t| t.rollback_point.clone());
+        let (Some(start), Some(tree)) = (start, verification.verified_tree.as_deref()) else {
+            return;
+        };
+        let Some(witness) = self.guards.witness(&start, tree, &verification.results) else {
+            return;
+        };
+        if !witness.unwitnessed.is_empty() {
+            self.events.emit(Event::Unwitnessed {
+                task: task.id.clone(),
+                paths: witness.unwitnessed.clone(),
+            });
+        }
+        if let Some(t) = self.record.task_mut(&task.id) {
+            t.witness = Some(witness);
+        }
+    }
+}

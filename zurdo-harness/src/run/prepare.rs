@@ -1,0 +1,312 @@
+//! Everything before the first task: the config (checked before any PRD is
+//! read), the PRD, the lock, the state (fresh, resumed or reset), the
+//! policy, the verifier, the lessons, the toolchain and run-start
+//! baseline, the standing rules' pre-flight and the model probe. A refusal
+//! here is an [`Error`]; nothing was spent.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use zurdo::hint::Check;
+use zurdo::verify::{render, Verifier};
+use zurdo::{source, Prd};
+
+use super::interrupt::Interrupt;
+use super::reasoning::Lessons;
+use super::resume::{self, Choice};
+use super::{probe, Context, Options, Record, Run};
+use crate::config::Config;
+use crate::error::{Error, ErrorKind};
+use crate::event::{Event, Events, Log};
+use crate::evidence::{self, toolchain, Guards};
+use crate::state::lock::{Lock, LockError};
+use crate::state::run_state::RunState;
+use crate::state::{self, StateDir};
+
+/// Prepares a run of the PRD at `prd_path`: `Ok(None)` when the user
+/// aborted at the resume question.
+pub(super) fn prepare(
+    prd_path: &Path,
+    options: Options,
+    events: Events,
+) -> Result<Option<Run>, Error> {
+    let display = prd_path.display().to_string();
+    let root = source::repo_root(prd_path);
+    // The config is checked before any PRD is read.
+    let mut config = Config::load(&root).map_err(Error::invalid)?;
+    let bytes = source::read(prd_path).map_err(|e| Error::invalid(e.to_string()))?;
+    let prd = zurdo::parse_bytes(&bytes).map_err(|errors| {
+        let lines: Vec<String> = errors.iter().map(|e| e.render(&display)).collect();
+        Error::invalid(format!(
+            "{display} is not a valid PRD:\n{}",
+            lines.join("\n")
+        ))
+    })?;
+    let relative = source::relative_to(&root, prd_path).unwrap_or_else(|| display.clone());
+    check_efforts(&prd, &config)?;
+    if config.verification.clean_room == "bubblewrap" && !evidence::room::bubblewrap_installed() {
+        return Err(Error::invalid(
+            "[verification] clean_room = \"bubblewrap\" but `bwrap` is not on PATH; install it (Debian: apt-get install bubblewrap) or use clean_room = \"checkout\"",
+        ));
+    }
+    let dir = StateDir::new(&root, &relative);
+    let mut stale = None;
+    let lock = Lock::acquire(&dir.lock(), |s| stale = Some(s.holder)).map_err(|e| match e {
+        LockError::Held { .. } => Error::new(ErrorKind::LockHeld, format!("{display}: {e}")),
+        LockError::Io(_) => Error::new(ErrorKind::Io, format!("{}: {e}", dir.lock().display())),
+    })?;
+    // Only the lock holder writes the log.
+    events.log_to(Log::new(&dir.progress_log()));
+    if let Some(holder) = stale {
+        events.emit(Event::LockTakenOver { holder });
+    }
+    let sha1 = state::sha1_hex(&bytes);
+    let fresh = || resume::fresh_state(&prd, &config, &relative, &dir, &sha1);
+    let state = match dir.load()? {
+        Some(_) if options.reset => {
+            resume::start_over(&dir, &root, &events)?;
+            events.emit(Event::StateArchived {
+                prd: display.clone(),
+            });
+            fresh()
+        }
+        Some(old) => {
+            if old.prd_sha1 != sha1 {
+                return Err(Error::new(
+                    ErrorKind::Drift,
+                    format!("{display} changed since its run state was written (.zurdo/{}/prd.json); `zurdo run --reset {display}` archives that state and starts over", dir.slug),
+                ));
+            }
+            match resume::ask(&options, &display) {
+                Choice::Resume => {
+                    resume::reconcile(&dir, &old, &events);
+                    old
+                }
+                Choice::Reset => {
+                    resume::start_over(&dir, &root, &events)?;
+                    fresh()
+                }
+                Choice::Abort => return Ok(None),
+            }
+        }
+        None => {
+            // Once, when a PRD first gets state.
+            if let Some(text) = crate::config::gitignore_hint(&root) {
+                events.emit(Event::Hint { text });
+            }
+            fresh()
+        }
+    };
+    let state = fix_policy(state, &dir, &mut config, &events);
+    let verifier = Verifier::new(&root, config.verification.clone())
+        .map_err(|e| Error::invalid(format!("{}: {e}", root.display())))?;
+    let standing = config
+        .verification
+        .standing_rules()
+        .map_err(Error::invalid)?;
+    let standing_commands = standing.iter().filter_map(|r| match &r.hint.check {
+        Check::Shell { command } => Some(command.clone()),
+        _ => None,
+    });
+    let guards = Guards::new(&verifier, toolchain::words(&prd, standing_commands));
+    let lessons = Lessons::load(&config, verifier.root(), &events);
+    let mut run = Run {
+        ctx: Context {
+            prd,
+            display,
+            config,
+            verifier,
+            standing,
+        },
+        record: Record { dir, state },
+        interrupt: Interrupt::install(events.clone()),
+        events,
+        guards,
+        lessons,
+        refused: None,
+        _lock: lock,
+    };
+    run.record_toolchain();
+    run.capture_run_baseline();
+    run.save();
+    run.preflight_standing()?;
+    if !options.skip_model_check {
+        run.probe_models()?;
+    }
+    Ok(Some(run))
+}
+
+impl Run {
+    /// At run start: the toolchain the verdicts will rest on (kept from the
+    /// first start on resume), and a `verifier_context` event.
+    fn record_toolchain(&mut self) {
+        if self.record.state.toolchain.is_empty() {
+            self.record.state.toolchain = self.guards.toolchain();
+        }
+        self.events.emit(Event::VerifierContext {
+            toolchain: self.record.state.toolchain.clone(),
+            policy: self.record.state.policy.clone(),
+            shell: self.ctx.verifier.shell_path().display().to_string(),
+        });
+    }
+
+    /// The run-start baseline, written to `.zurdo/<slug>/baseline`.
+    fn capture_run_baseline(&mut self) {
+        match self.guards.capture_run_baseline() {
+            Ok(b) => {
+                self.events.on_write(self.record.dir.write_baseline(b));
+                self.events.emit(Event::Baseline {
+                    tree: b.tree.clone(),
+                    dirty: b.dirty,
+                    files: b.files,
+                });
+            }
+            Err(evidence::BaselineError::NotARepo(_)) => {
+                self.events.emit(Event::BaselineUnavailable {
+                    not_a_repo: true,
+                    error: None,
+                })
+            }
+            Err(e) => self.events.emit(Event::BaselineUnavailable {
+                not_a_repo: false,
+                error: Some(e.to_string()),
+            }),
+        }
+    }
+
+    /// The standing set must hold before any agent runs: a rule already red
+    /// is aspirational, and every task would fail on it.
+    fn preflight_standing(&mut self) -> Result<(), Error> {
+        if self.ctx.standing.is_empty() {
+            return Ok(());
+        }
+        let broken = self
+            .ctx
+            .check_standing()
+            .map_err(|e| Error::new(ErrorKind::Standing, e))?;
+        self.events.emit(Event::StandingPreflight {
+            rules: self.ctx.standing.len(),
+            broken: broken.len(),
+        });
+        if broken.is_empty() {
+            return Ok(());
+        }
+        let lines: Vec<String> = broken
+            .iter()
+            .map(|(rule, result)| render::standing_failure(rule, result))
+            .collect();
+        Err(Error::new(
+            ErrorKind::Standing,
+            format!("the standing rules must hold before a run starts:\n{}\nfix the tree (or the rule in .zurdo/config.toml) first", lines.join("\n")),
+        ))
+    }
+
+    /// Probes each distinct model the pending tasks need, once.
+    fn probe_models(&mut self) -> Result<(), Error> {
+        let config = &self.ctx.config;
+        let models: BTreeSet<String> = self
+            .ctx
+            .prd
+            .tasks
+            .iter()
+            .filter(|t| self.record.task(&t.id).is_some_and(|s| !s.status.settled()))
+            .filter_map(|t| {
+                config
+                    .model_for(&t.metadata.effort)
+                    .ok()
+                    .map(str::to_string)
+            })
+            .collect();
+        for model in models {
+            let provider = config.executor;
+            let outcome = probe::probe(
+                provider,
+                config.command(provider),
+                &model,
+                self.ctx.verifier.root(),
+            );
+            self.events.emit(Event::ModelProbe {
+                model: model.clone(),
+                ok: outcome.is_ok(),
+                warnings: outcome.as_ref().cloned().unwrap_or_default(),
+            });
+            if let Err(message) = outcome {
+                return Err(Error::new(
+                    ErrorKind::Probe,
+                    format!(
+                        "model probe failed for `{model}` ({}): {message}",
+                        provider.name()
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Every task's **Effort** must be in the executor's effort map.
+fn check_efforts(prd: &Prd, config: &Config) -> Result<(), Error> {
+    let mut problems = Vec::new();
+    for task in &prd.tasks {
+        if let Err(keys) = config.model_for(&task.metadata.effort) {
+            problems.push(format!(
+                "{} (line {}): **Effort** `{}` is not in [effort_map.{}]; it has: {}",
+                task.id,
+                task.metadata.lines.effort,
+                task.metadata.effort,
+                config.executor.name(),
+                if keys.is_empty() {
+                    "nothing".to_string()
+                } else {
+                    keys.join(", ")
+                }
+            ));
+        }
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(Error::invalid(format!(
+            "pre-flight: {}",
+            problems.join("\n  ")
+        )))
+    }
+}
+
+/// Records the policy of a fresh run (`policy` in prd.json, `policy.json`,
+/// `config-at-run-start.toml`), or, on resume, puts the run-start
+/// `[verification]` back in force and warns when today's config would hash
+/// differently.
+fn fix_policy(
+    mut state: RunState,
+    dir: &StateDir,
+    config: &mut Config,
+    events: &Events,
+) -> RunState {
+    let today = crate::policy::id(&config.verification);
+    if state.policy.is_empty() {
+        state.policy = today;
+        let text = match &config.source {
+            Some(path) => std::fs::read_to_string(path).unwrap_or_default(),
+            None => crate::config::TEMPLATE.to_string(),
+        };
+        events.on_write(dir.write_policy(&crate::policy::canonical(&config.verification), &text));
+        return state;
+    }
+    if state.policy == today {
+        return state;
+    }
+    events.emit(Event::PolicyKept {
+        policy: state.policy.clone(),
+    });
+    let start = dir
+        .read_config_at_run_start()
+        .and_then(|text| zurdo::verify::VerificationConfig::parse(&text).ok());
+    match start {
+        Some(v) if crate::policy::id(&v) == state.policy => config.verification = v,
+        _ => events.emit(Event::PolicyRecordAltered {
+            path: dir.config_at_run_start().display().to_string(),
+        }),
+    }
+    state
+}

@@ -1,0 +1,179 @@
+//! One task: blocked by a failed dependency, settled from what a stop left
+//! recorded, passed at pre-flight, or attempted until it passes or its
+//! budget runs out.
+
+use zurdo::verify::{CriterionResult, CriterionVerdict};
+use zurdo::{naming, Task};
+
+use super::record;
+use super::Run;
+use crate::event::{Event, Settled};
+use crate::state::run_state::Status;
+
+/// `passed-pending-review` when a `[manual]` criterion awaits review, else
+/// `passed`.
+pub(super) fn passed(manual: bool) -> Status {
+    if manual {
+        Status::PassedPendingReview
+    } else {
+        Status::Passed
+    }
+}
+
+impl Run {
+    /// One task, from its turn in run order to its settlement (or a stop).
+    pub(super) fn task(&mut self, task: &Task) {
+        if let Some(by) = task.metadata.depends_on.iter().find(|d| {
+            self.record
+                .task(d)
+                .is_some_and(|s| matches!(s.status, Status::Failed | Status::BlockedByDependency))
+        }) {
+            let by = by.clone();
+            self.settle(task, Status::BlockedByDependency, Settled::Blocked { by });
+            return;
+        }
+        if let Some((status, settled)) = self.recorded_before_stop(task) {
+            self.settle(task, status, settled);
+            return;
+        }
+        if self.preflight(task) {
+            return;
+        }
+        let Ok(model) = self.ctx.config.model_for(&task.metadata.effort) else {
+            return;
+        };
+        let model = model.to_string();
+        self.take_task_baselines(task);
+        let max = self.record.task(&task.id).map_or(1, |t| t.max_attempts);
+        loop {
+            let attempt = self.record.task(&task.id).map_or(0, |t| t.attempts) + 1;
+            if attempt > max {
+                self.settle(task, Status::Failed, Settled::BudgetSpent { max });
+                return;
+            }
+            if self.stopping() {
+                return;
+            }
+            if let Some((status, settled)) = self.attempt(task, attempt, max, &model) {
+                self.settle(task, status, settled);
+                return;
+            }
+        }
+    }
+
+    /// What a stop left recorded: a `halt_task` verdict not yet settled, or
+    /// a passing attempt not yet settled (its verdict is in prd.json, so no
+    /// attempt is spent again).
+    fn recorded_before_stop(&self, task: &Task) -> Option<(Status, Settled)> {
+        let t = self.record.task(&task.id)?;
+        if t.halted.is_some() {
+            return Some((Status::Failed, Settled::HaltedBeforeStop));
+        }
+        let last = t.iterations.last().filter(|i| i.passed)?;
+        let manual = last
+            .criteria
+            .iter()
+            .any(|c| c.verdict == CriterionVerdict::PendingReview);
+        Some((passed(manual), Settled::PassedBeforeStop))
+    }
+
+    /// The criteria on the tree as it is, once per task ("iteration 0");
+    /// true when they all hold and the task settled without an agent.
+    fn preflight(&mut self, task: &Task) -> bool {
+        if self
+            .record
+            .task(&task.id)
+            .is_none_or(|s| s.preflight_results.is_some())
+        {
+            return false;
+        }
+        let results: Vec<CriterionResult> = task
+            .criteria
+            .iter()
+            .map(|c| self.ctx.verifier.criterion(c))
+            .collect();
+        let records = record::criteria(
+            &naming::task_module(task),
+            &naming::criterion_fns(task),
+            task,
+            &results,
+        );
+        let passing = results
+            .iter()
+            .filter(|r| r.verdict != CriterionVerdict::Failed)
+            .count();
+        self.events.emit(Event::Preflight {
+            task: task.id.clone(),
+            passing,
+            total: results.len(),
+        });
+        if let Some(t) = self.record.task_mut(&task.id) {
+            t.preflight_results = Some(records);
+        }
+        if passing < results.len() {
+            self.save();
+            return false;
+        }
+        let manual = results
+            .iter()
+            .any(|r| r.verdict == CriterionVerdict::PendingReview);
+        if let Some(t) = self.record.task_mut(&task.id) {
+            t.passed_at_preflight = true;
+        }
+        let manual_only = task.criteria.iter().all(zurdo::Criterion::is_manual_only);
+        self.settle(
+            task,
+            passed(manual),
+            Settled::PassedAtPreflight { manual_only },
+        );
+        true
+    }
+
+    /// At a task's first attempt: its frozen baseline (the hashes of its
+    /// frozen files) and its rollback point (its tree, also kept as
+    /// `refs/zurdo/<slug>/<task-id>`), both reused on retries and across
+    /// resumes.
+    fn take_task_baselines(&mut self, task: &Task) {
+        if self
+            .record
+            .task(&task.id)
+            .is_some_and(|t| t.frozen_baseline.is_none())
+        {
+            match self.guards.snapshot(&self.guards.frozen(task)) {
+                Ok(snapshot) => {
+                    if let Some(t) = self.record.task_mut(&task.id) {
+                        t.frozen_baseline = Some(snapshot);
+                    }
+                }
+                Err(crate::evidence::frozen::StandDown::TooMany(seen)) => {
+                    self.events.emit(Event::FrozenStandDown {
+                        task: task.id.clone(),
+                        max: crate::evidence::frozen::MAX_FILES,
+                        seen,
+                    })
+                }
+            }
+        }
+        if self
+            .record
+            .task(&task.id)
+            .is_none_or(|t| t.rollback_point.is_some())
+        {
+            return;
+        }
+        let Some(tree) = self.guards.tree_now() else {
+            return;
+        };
+        let slug = self.record.dir.slug.clone();
+        if let Err(e) = self.guards.record_task_ref(&slug, &task.id, &tree) {
+            self.events.emit(Event::RefFailed {
+                name: format!("refs/zurdo/{slug}/{}", task.id),
+                delete: false,
+                error: e.to_string(),
+            });
+        }
+        if let Some(t) = self.record.task_mut(&task.id) {
+            t.rollback_point = Some(tree);
+        }
+    }
+}
