@@ -9,7 +9,6 @@ use zurdo::Task;
 
 use super::orphans::Mark;
 use super::record::{self, Header, Recorded};
-use super::task::passed;
 use super::verify::Verification;
 use super::Run;
 use crate::agent::invoke;
@@ -51,7 +50,14 @@ impl Run {
             model: model.to_string(),
             started_at,
         };
-        let recorded = record::build(&self.record.state.prd, task, header, &verification, agent);
+        let recorded = record::build(
+            &self.record.state.prd,
+            task,
+            header,
+            &verification,
+            agent.record,
+            agent.narrative.as_deref(),
+        );
         self.keep(task, attempt, &verification, recorded)
     }
 
@@ -180,7 +186,7 @@ impl Run {
                 .iter()
                 .any(|r| r.verdict == CriterionVerdict::PendingReview);
             self.reasoner().after_pass(task);
-            Some((passed(manual), Settled::Passed { attempt }))
+            Some((Status::passed(manual), Settled::Passed { attempt }))
         } else {
             let max = self.record.task(&task.id).map_or(1, |t| t.max_attempts);
             self.reasoner()

@@ -6,11 +6,10 @@
 use zurdo::verify::CriterionResult;
 use zurdo::{naming, Task};
 
-use super::attempt::AgentRun;
 use super::verify::Verification;
 use crate::prompt;
 use crate::reason::fingerprint::{Extra, Failure};
-use crate::state::run_state::{CriterionRecord, Iteration};
+use crate::state::run_state::{AgentRecord, CriterionRecord, Iteration};
 
 /// Which attempt a record is of.
 pub(super) struct Header {
@@ -31,13 +30,15 @@ pub(super) struct Recorded {
 }
 
 /// The record of the attempt `header` of `task` in the PRD `prd` (its
-/// repository-relative path, as the retry prompt names it).
+/// repository-relative path, as the retry prompt names it), whose agent
+/// gave the account `agent` and the final text `narrative`.
 pub(super) fn build(
     prd: &str,
     task: &Task,
     header: Header,
     v: &Verification,
-    agent: AgentRun,
+    agent: AgentRecord,
+    narrative: Option<&str>,
 ) -> Recorded {
     let passed = v.passed();
     let standing_failures = v.standing_failures();
@@ -52,7 +53,7 @@ pub(super) fn build(
                 prd,
                 header.attempt,
                 &failures,
-                agent.narrative.as_deref(),
+                narrative,
             ));
         }
         context
@@ -79,7 +80,7 @@ pub(super) fn build(
         started_at: header.started_at,
         ended_at: zurdo_base::time::now(),
         model: header.model,
-        agent: agent.record,
+        agent,
         criteria: criteria(
             &naming::task_module(task),
             &naming::criterion_fns(task),

@@ -10,16 +10,6 @@ use super::Run;
 use crate::event::{Event, Settled};
 use crate::state::run_state::Status;
 
-/// `passed-pending-review` when a `[manual]` criterion awaits review, else
-/// `passed`.
-pub(super) fn passed(manual: bool) -> Status {
-    if manual {
-        Status::PassedPendingReview
-    } else {
-        Status::Passed
-    }
-}
-
 impl Run {
     /// One task, from its turn in run order to its settlement (or a stop).
     pub(super) fn task(&mut self, task: &Task) {
@@ -74,7 +64,7 @@ impl Run {
             .criteria
             .iter()
             .any(|c| c.verdict == CriterionVerdict::PendingReview);
-        Some((passed(manual), Settled::PassedBeforeStop))
+        Some((Status::passed(manual), Settled::PassedBeforeStop))
     }
 
     /// The criteria on the tree as it is, once per task ("iteration 0");
@@ -123,7 +113,7 @@ impl Run {
         let manual_only = task.criteria.iter().all(zurdo::Criterion::is_manual_only);
         self.settle(
             task,
-            passed(manual),
+            Status::passed(manual),
             Settled::PassedAtPreflight { manual_only },
         );
         true

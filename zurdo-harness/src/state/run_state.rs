@@ -38,6 +38,16 @@ impl Status {
         !matches!(self, Status::Pending)
     }
 
+    /// `passed-pending-review` when a `[manual]` criterion awaits review,
+    /// else `passed`.
+    pub fn passed(manual: bool) -> Status {
+        if manual {
+            Status::PassedPendingReview
+        } else {
+            Status::Passed
+        }
+    }
+
     /// The spec's name.
     pub fn name(self) -> &'static str {
         match self {
