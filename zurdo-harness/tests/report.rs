@@ -202,3 +202,43 @@ fn the_report_shows_the_filled_sections_only() {
     assert_eq!(reports(&dir, "md").len(), 2);
     assert_eq!(reports(&dir, "json").len(), 2);
 }
+
+#[test]
+fn warnings_only_the_event_log_keeps_are_in_the_report() {
+    let root = repo(&[("prds/p.md", PRD)]);
+    let dir = state_dir(root.path());
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    let json = serde_json::to_vec_pretty(&state()).expect("JSON");
+    std::fs::write(dir.join("prd.json"), json).expect("write state");
+    // Without a log, no section.
+    let out = zurdo(&["report", "prds/p.md"], root.path());
+    assert!(
+        !text(&out.stdout).contains("## Warnings"),
+        "{}",
+        text(&out.stdout)
+    );
+    std::fs::write(
+        dir.join("progress.log"),
+        "{\"ts\":\"2026-01-01T00:00:00Z\",\"event\":\"attempt_started\",\"task\":\"task-1\",\"attempt\":2,\"model\":\"m\"}\n\
+         {\"ts\":\"2026-01-01T00:00:01Z\",\"event\":\"attempt_dropped\",\"task\":\"task-1\",\"attempt\":2}\n\
+         {\"ts\":\"2026-01-01T00:00:02Z\",\"event\":\"evidence_changed\",\"task\":\"task-1\",\"attempt\":3,\"paths\":[\"a.txt\"]}\n\
+         {\"ts\":\"2026-01-01T00:00:03Z\",\"event\":\"toolchain_changed\",\"changes\":[\"cargo moved: /a -> /b\"]}\n",
+    )
+    .expect("write log");
+    let out = zurdo(&["report", "prds/p.md"], root.path());
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let md = text(&out.stdout);
+    let warnings = &md[md.find("## Warnings").expect("a Warnings section")..];
+    assert!(
+        warnings.contains("- `task-1` attempt 2 was interrupted: dropped, not counted\n"),
+        "{warnings}"
+    );
+    assert!(
+        warnings.contains("- `task-1` attempt 3: evidence changed during verification: a.txt"),
+        "{warnings}"
+    );
+    assert!(
+        warnings.contains("- toolchain changed: cargo moved: /a -> /b"),
+        "{warnings}"
+    );
+}

@@ -1,13 +1,15 @@
 //! The run report: `reports/<timestamp>.md` (for a human) and
 //! `reports/<timestamp>.json` (the run state) under `.zurdo/<slug>/`.
 //!
-//! The Markdown report is rendered from `prd.json` alone: the header, the
-//! summary table, one entry per task, then the reasoning sections
-//! (`## Diagnoses`, `## Fingerprint Stalls`, `## Halt Attributions`,
-//! `## Heal Routings`, `## Lessons Extracted`, `## Lessons Injected`), each
+//! The Markdown report is rendered from `prd.json` and the run's events
+//! (`progress.log`): the header, the summary table, one entry per task, the
+//! reasoning sections (`## Diagnoses`, `## Fingerprint Stalls`, `## Halt
+//! Attributions`, `## Heal Routings`, `## Lessons Extracted`, `## Lessons
+//! Injected`) and the warnings only the events keep (`## Warnings`), each
 //! omitted entirely when it has nothing to say.
 
 pub mod summary;
+pub mod warnings;
 
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
@@ -15,12 +17,13 @@ use std::path::{Path, PathBuf};
 use zurdo::verify::CriterionVerdict;
 use zurdo_base::text::first_nonblank_line;
 
+use crate::event::Event;
 use crate::state::run_state::{DiagnosisRecord, RunState, TaskState};
 use crate::state::StateDir;
 
-/// Renders the Markdown report of `state`, stamped as written at
-/// `written_at`.
-pub fn markdown(state: &RunState, written_at: &str) -> String {
+/// Renders the Markdown report of `state` and the run's `events` (its
+/// progress.log), stamped as written at `written_at`.
+pub fn markdown(state: &RunState, events: &[Event], written_at: &str) -> String {
     let mut out = String::new();
     header(&mut out, state, written_at);
     let _ = write!(out, "\n## Summary\n\n```\n{}```\n", summary::table(state));
@@ -31,6 +34,7 @@ pub fn markdown(state: &RunState, written_at: &str) -> String {
     heal_routings(&mut out, state);
     lessons_extracted(&mut out, state);
     lessons_injected(&mut out, state);
+    warnings::section(&mut out, events);
     out
 }
 
@@ -49,7 +53,11 @@ pub fn write(dir: &StateDir, state: &RunState) -> (PathBuf, PathBuf) {
     let mut bytes = serde_json::to_vec_pretty(state).unwrap_or_default();
     bytes.push(b'\n');
     put(&json, &bytes);
-    put(&md, markdown(state, &now).as_bytes());
+    let events: Vec<Event> = crate::event::log::read(&dir.progress_log())
+        .into_iter()
+        .map(|s| s.event)
+        .collect();
+    put(&md, markdown(state, &events, &now).as_bytes());
     (md, json)
 }
 
@@ -531,7 +539,7 @@ mod tests {
 
     #[test]
     fn empty_sections_are_omitted() {
-        let md = markdown(&state(vec![task("task-1")]), "2026-01-01T00:06:00Z");
+        let md = markdown(&state(vec![task("task-1")]), &[], "2026-01-01T00:06:00Z");
         assert!(md.starts_with("# zurdo run report: prds/p.md\n"), "{md}");
         assert!(md.contains("- written: 2026-01-01T00:06:00Z"), "{md}");
         assert!(md.contains("- policy: `0123456789ab`\n"), "{md}");
@@ -547,7 +555,7 @@ mod tests {
 
     #[test]
     fn filled_sections_are_present_in_order() {
-        let md = markdown(&filled(), "now");
+        let md = markdown(&filled(), &[], "now");
         let positions: Vec<usize> = SECTIONS
             .iter()
             .map(|s| {
@@ -561,7 +569,7 @@ mod tests {
 
     #[test]
     fn task_entries() {
-        let md = markdown(&filled(), "now");
+        let md = markdown(&filled(), &[], "now");
         for want in [
             "- `task-1`: failed, attempts 3/3\n",
             "  - flaky: `task-1::flaky one`\n",
@@ -578,7 +586,7 @@ mod tests {
 
     #[test]
     fn diagnoses_section() {
-        let md = markdown(&filled(), "now");
+        let md = markdown(&filled(), &[], "now");
         for want in [
             "- `task-1` attempt 3: suggest_heal, confidence medium (clamped: it cited no step), by `anthropic/opus`, tokens 1200 in / 340 out\n",
             "  - hypothesis: the test reads the wrong file\n",
@@ -598,7 +606,7 @@ mod tests {
             diagnosis(3, "discarded", Some("timed out")),
             diagnosis(4, "discarded", None),
         ];
-        let md = markdown(&state(vec![t]), "now");
+        let md = markdown(&state(vec![t]), &[], "now");
         assert!(md.contains("## Diagnoses\n\n1 diagnosis skipped (no call): `task-1` attempt 2 (reasoner call budget spent)\n\n2 diagnosis calls discarded: `task-1` attempt 3 (timed out); `task-1` attempt 4\n"), "{md}");
         assert!(!md.contains("hypothesis:"), "{md}");
         for s in &SECTIONS[1..] {
@@ -608,7 +616,7 @@ mod tests {
 
     #[test]
     fn reasoning_sections() {
-        let md = markdown(&filled(), "now");
+        let md = markdown(&filled(), &[], "now");
         for want in [
             "## Fingerprint Stalls\n\n- `task-1` attempt 3: the same failure 2 attempts in a row, fingerprint `fp12`; criteria: `task-1::file there`\n",
             "## Halt Attributions\n\n- `task-1` after attempt 3: halted by a halt_task diagnosis (confidence high): the file cannot be made\n",
@@ -671,7 +679,7 @@ mod tests {
         for (index, fill) in fills {
             let mut t = task("task-1");
             fill(&mut t);
-            let md = markdown(&state(vec![t]), "now");
+            let md = markdown(&state(vec![t]), &[], "now");
             for (i, s) in SECTIONS.iter().enumerate() {
                 assert_eq!(md.contains(s), i == index, "{s}:\n{md}");
             }

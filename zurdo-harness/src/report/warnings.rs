@@ -1,0 +1,107 @@
+//! `## Warnings`: what the run's event stream said that `prd.json` does not
+//! keep, so a warning that scrolled past live is still in the report: an
+//! interrupted attempt dropped uncounted, processes a resume had to kill,
+//! evidence that changed while it was being verified, tools that moved,
+//! the policy changing under a resumed run, a guard that stood down, a
+//! record that could not be written.
+
+use std::fmt::Write;
+
+use crate::event::Event;
+
+/// One line per warning among `events` (none: the section is left out).
+pub fn lines(events: &[Event]) -> Vec<String> {
+    events.iter().filter_map(line).collect()
+}
+
+fn line(event: &Event) -> Option<String> {
+    Some(match event {
+        Event::AttemptDropped { task, attempt } => format!(
+            "`{task}` attempt {attempt} was interrupted: dropped, not counted"
+        ),
+        Event::LeftoversKilled { count } => format!(
+            "a resume killed {count} process(es) left over from an interrupted agent"
+        ),
+        Event::EvidenceChanged {
+            task,
+            attempt,
+            paths,
+        } => format!(
+            "`{task}` attempt {attempt}: evidence changed during verification: {} (a process the agent started may have outlived it)",
+            paths.join(", ")
+        ),
+        Event::ToolchainChanged { changes } => {
+            format!("toolchain changed: {}", changes.join("; "))
+        }
+        Event::PolicyKept { policy } => format!(
+            "the policy changed since run start; the run kept the run-start policy `{}`",
+            &policy[..12.min(policy.len())]
+        ),
+        Event::PolicyRecordAltered { path } => format!(
+            "{path} no longer matched the recorded policy; today's [verification] applied"
+        ),
+        Event::FrozenStandDown { task, max, seen } => format!(
+            "`{task}`: the frozen-path hashing stood down ({seen} files, over {max})"
+        ),
+        Event::CleanRoomSkipped { task } => {
+            format!("`{task}`: the clean room was skipped (no git baseline)")
+        }
+        Event::BaselineUnavailable { .. } => {
+            "no run baseline: rollback points, run-diff.patch, flaky and witness checks were off"
+                .to_string()
+        }
+        Event::CannotWrite { path, error } => format!("could not write {path}: {error}"),
+        Event::RefFailed {
+            name,
+            delete,
+            error,
+        } => format!(
+            "could not {} {name}: {error}",
+            if *delete { "delete" } else { "record" }
+        ),
+        Event::StopRequested => "a stop was requested (Ctrl-C or SIGTERM)".to_string(),
+        _ => return None,
+    })
+}
+
+/// Appends the section to `out` when there is anything to say.
+pub fn section(out: &mut String, events: &[Event]) {
+    let lines = lines(events);
+    if lines.is_empty() {
+        return;
+    }
+    out.push_str("\n## Warnings\n\n");
+    for l in lines {
+        let _ = writeln!(out, "- {l}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_what_prd_json_does_not_keep() {
+        let events = [
+            Event::StopRequested,
+            Event::Preflight {
+                task: "task-1".into(),
+                passing: 0,
+                total: 1,
+            },
+            Event::AttemptDropped {
+                task: "task-1".into(),
+                attempt: 2,
+            },
+        ];
+        let mut out = String::new();
+        section(&mut out, &events);
+        assert_eq!(
+            out,
+            "\n## Warnings\n\n- a stop was requested (Ctrl-C or SIGTERM)\n- `task-1` attempt 2 was interrupted: dropped, not counted\n"
+        );
+        let mut none = String::new();
+        section(&mut none, &events[1..2]);
+        assert!(none.is_empty());
+    }
+}
