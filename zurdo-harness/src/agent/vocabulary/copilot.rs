@@ -8,7 +8,7 @@ use crate::agent::Provider;
 
 /// GitHub Copilot CLI, `--output-format json`.
 pub static COPILOT: Vocabulary = Vocabulary {
-    provider: Provider::Copilot,
+    provider: Provider::GitHub,
     kind: &["type"],
     text: &[TextRule {
         on: on_if(
@@ -113,9 +113,9 @@ mod tests {
     #[test]
     fn copilot_stderr_auth_errors() {
         for r in [
-            run!(Provider::Copilot, "copilot-json"),
-            run!(Provider::Copilot, "copilot-stdin"),
-            run!(Provider::Copilot, "copilot-text"),
+            run!(Provider::GitHub, "copilot-json"),
+            run!(Provider::GitHub, "copilot-stdin"),
+            run!(Provider::GitHub, "copilot-text"),
         ] {
             assert_eq!(r.events, 0);
             assert_eq!(
@@ -125,7 +125,7 @@ mod tests {
             assert_eq!(r.final_text, None);
             assert!(!canary_silent(&r));
         }
-        let r = run!(Provider::Copilot, "copilot-fake");
+        let r = run!(Provider::GitHub, "copilot-fake");
         assert_eq!(
             r.error.as_deref(),
             Some("Error: Authentication token found but could not be validated.")
@@ -150,7 +150,7 @@ mod tests {
 
     #[test]
     fn copilot_success_with_tool_calls_and_output_tokens() {
-        let r = read(Provider::Copilot, COPILOT_SUCCESS, "");
+        let r = read(Provider::GitHub, COPILOT_SUCCESS, "");
         assert_eq!(r.events, 14);
         assert_eq!(r.final_text.as_deref(), Some("Fixed the failing test."));
         assert_eq!(
@@ -187,12 +187,12 @@ mod tests {
 {"type":"session.error","data":{"errorType":"quota","message":"You have no quota","errorCode":"quota_exceeded"}}
 {"type":"result","exitCode":1}
 "#;
-        let r = read(Provider::Copilot, stream, "");
+        let r = read(Provider::GitHub, stream, "");
         assert_eq!(r.error.as_deref(), Some("You have no quota"));
         assert_eq!(r.model, None);
         assert!(canary_silent(&r));
 
-        let r = read(Provider::Copilot, r#"{"type":"result","exitCode":1}"#, "");
+        let r = read(Provider::GitHub, r#"{"type":"result","exitCode":1}"#, "");
         assert_eq!(r.error.as_deref(), Some("copilot exit code 1"));
     }
 }

@@ -70,7 +70,7 @@ pub fn vocabulary(provider: Provider) -> &'static Vocabulary {
     match provider {
         Provider::Anthropic => &CLAUDE,
         Provider::OpenAi => &CODEX,
-        Provider::Copilot => &COPILOT,
+        Provider::GitHub => &COPILOT,
         Provider::Google => &GEMINI,
     }
 }
@@ -161,10 +161,10 @@ mod tests {
             (Provider::OpenAi, run!(Provider::OpenAi, "codex-json-nogit")),
             (Provider::OpenAi, run!(Provider::OpenAi, "codex-json")),
             (Provider::OpenAi, run!(Provider::OpenAi, "codex-noprompt")),
-            (Provider::Copilot, run!(Provider::Copilot, "copilot-fake")),
-            (Provider::Copilot, run!(Provider::Copilot, "copilot-json")),
-            (Provider::Copilot, run!(Provider::Copilot, "copilot-stdin")),
-            (Provider::Copilot, run!(Provider::Copilot, "copilot-text")),
+            (Provider::GitHub, run!(Provider::GitHub, "copilot-fake")),
+            (Provider::GitHub, run!(Provider::GitHub, "copilot-json")),
+            (Provider::GitHub, run!(Provider::GitHub, "copilot-stdin")),
+            (Provider::GitHub, run!(Provider::GitHub, "copilot-text")),
             (Provider::Google, run!(Provider::Google, "gemini-fake-long")),
             (
                 Provider::Google,
