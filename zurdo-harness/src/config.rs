@@ -141,7 +141,25 @@ impl Config {
             })
         };
         let executor = provider(&raw.executor.provider)?;
+        // The provider a table's key names, refused when an earlier key (its
+        // old name or its new one) named it already.
+        let provider_once =
+            |table: &str, names: &BTreeMap<Provider, &str>, key: &Spanned<String>| {
+                let p = provider(key)?;
+                match names.get(&p) {
+                    Some(first) => Err(at(
+                        key.span(),
+                        format!(
+                        "[{table}.{first}] and [{table}.{}] both name the {} provider; keep one",
+                        key.get_ref(),
+                        p.name()
+                    ),
+                    )),
+                    None => Ok(p),
+                }
+            };
         let mut commands = BTreeMap::new();
+        let mut names = BTreeMap::new();
         for (name, p) in &raw.providers {
             let key = Spanned::new(name.span(), name.get_ref().clone());
             let command = p.command.get_ref().trim();
@@ -151,9 +169,12 @@ impl Config {
                     format!("[providers.{}] command is empty", name.get_ref()),
                 ));
             }
-            commands.insert(provider(&key)?, command.to_string());
+            let p = provider_once("providers", &names, &key)?;
+            names.insert(p, name.get_ref().as_str());
+            commands.insert(p, command.to_string());
         }
         let mut effort_map = BTreeMap::new();
+        let mut names = BTreeMap::new();
         for (name, efforts) in &raw.effort_map {
             let key = Spanned::new(name.span(), name.get_ref().clone());
             let map: BTreeMap<String, String> = efforts
@@ -168,7 +189,9 @@ impl Config {
                     format!("[effort_map.{}] {effort} names no model", name.get_ref()),
                 ));
             }
-            effort_map.insert(provider(&key)?, map);
+            let p = provider_once("effort_map", &names, &key)?;
+            names.insert(p, name.get_ref().as_str());
+            effort_map.insert(p, map);
         }
         let agent_timeout =
             parse_duration(raw.defaults.agent_timeout.get_ref()).ok_or_else(|| {
@@ -432,17 +455,18 @@ struct RawRole {
 pub const TEMPLATE: &str = r#"# zurdo configuration. Every key is checked: a typo is an error naming its line.
 
 [executor]
-# Whose CLI executes tasks: anthropic (claude), openai (codex), copilot (copilot), google (gemini).
+# The provider whose CLI executes tasks: anthropic (claude), openai (codex), github (copilot),
+# google (gemini). Providers are named by company, CLIs by command; `copilot` still reads as github.
 provider = "anthropic"
 
-# The command that starts each CLI (a name on PATH or a path).
+# The command that starts each provider's CLI (a name on PATH or a path).
 [providers.anthropic]
 command = "claude"
 
 [providers.openai]
 command = "codex"
 
-[providers.copilot]
+[providers.github]
 command = "copilot"
 
 [providers.google]
@@ -460,7 +484,7 @@ low = "gpt-5.4-mini"
 medium = "gpt-5.4"
 high = "gpt-5.4"
 
-[effort_map.copilot]
+[effort_map.github]
 low = "gpt-5.4-mini"
 medium = "gpt-5.4"
 high = "claude-sonnet-5"
@@ -613,6 +637,52 @@ mod tests {
         assert_eq!(
             c.reasoner_role().map(|r| (r.provider, r.model.as_str())),
             Some((Provider::Google, "r"))
+        );
+    }
+
+    #[test]
+    fn the_old_provider_name_copilot_still_reads_as_github() {
+        let old = "[executor]\nprovider = \"copilot\"\n\n[providers.copilot]\ncommand = \"my-copilot\"\n\n[effort_map.copilot]\nlow = \"gpt-5.4-mini\"\nmedium = \"gpt-5.4\"\n\n[roles.analyzer]\nprovider = \"copilot\"\nmodel = \"a\"\n\n[roles.reasoner]\nprovider = \"copilot\"\nmodel = \"r\"\n";
+        let new = old
+            .replace("\"copilot\"", "\"github\"")
+            .replace(".copilot]", ".github]");
+        assert!(
+            !new.contains("\"copilot\"") && !new.contains(".copilot]"),
+            "{new}"
+        );
+        for text in [old, new.as_str()] {
+            let c = Config::parse(text).expect(text);
+            assert_eq!(c.executor, Provider::GitHub, "{text}");
+            assert_eq!(c.command(Provider::GitHub), "my-copilot");
+            assert_eq!(c.model_for("medium"), Ok("gpt-5.4"));
+            assert_eq!(c.effort_map.keys().collect::<Vec<_>>(), [&Provider::GitHub]);
+            assert_eq!(
+                c.analyzer.as_ref().map(|r| r.provider),
+                Some(Provider::GitHub)
+            );
+            assert_eq!(
+                c.reasoner_role().map(|r| (r.provider, r.model.as_str())),
+                Some((Provider::GitHub, "r"))
+            );
+        }
+        assert_eq!(Config::parse(old), Config::parse(&new));
+
+        let both = "[providers.copilot]\ncommand = \"a\"\n[providers.github]\ncommand = \"b\"\n";
+        let e = Config::parse(both).expect_err("one provider twice");
+        assert!(
+            e.contains("line 3")
+                && e.contains(
+                    "[providers.copilot] and [providers.github] both name the github provider"
+                ),
+            "{e}"
+        );
+        let both = "[effort_map.github]\nlow = \"a\"\n[effort_map.copilot]\nlow = \"b\"\n";
+        let e = Config::parse(both).expect_err("one provider twice");
+        assert!(
+            e.contains(
+                "[effort_map.copilot] and [effort_map.github] both name the github provider"
+            ),
+            "{e}"
         );
     }
 

@@ -20,11 +20,12 @@ const NARRATIVE_BUDGET: usize = 2 * 1024;
 /// Most bytes of the whole "what failed" section.
 const RETRY_BUDGET: usize = 16 * 1024;
 
-/// How a skill is referenced for `provider`: `/name` for Anthropic and
-/// Copilot, `$name` for Codex; Gemini has no skill syntax, so the bare name.
+/// How a skill is referenced for `provider`: `/name` for Claude Code and the
+/// Copilot CLI, `$name` for Codex; Gemini CLI has no skill syntax, so the
+/// bare name.
 pub fn skill_reference(provider: Provider, name: &str) -> String {
     match provider {
-        Provider::Anthropic | Provider::Copilot => format!("/{name}"),
+        Provider::Anthropic | Provider::GitHub => format!("/{name}"),
         Provider::OpenAi => format!("${name}"),
         Provider::Google => name.to_string(),
     }

@@ -68,7 +68,7 @@ pub fn command_line(
             ]),
             Vec::new(),
         ),
-        Provider::Copilot => (
+        Provider::GitHub => (
             s(&[
                 "-p",
                 prompt,
@@ -198,7 +198,7 @@ mod tests {
         assert_eq!(x.args[0], "exec");
         assert!(x.args.contains(&"--skip-git-repo-check".to_string()));
         assert_eq!(x.args.last().map(String::as_str), Some("do it"));
-        let p = command_line(Provider::Copilot, "copilot", "m", "do it", dir);
+        let p = command_line(Provider::GitHub, "copilot", "m", "do it", dir);
         assert!(
             p.args.contains(&"--allow-all-tools".to_string())
                 && p.args.contains(&"--no-ask-user".to_string())

@@ -6,18 +6,21 @@ pub mod vocabulary;
 
 use serde::{Deserialize, Serialize};
 
-/// A provider of coding agents, each driven through its own CLI.
+/// A provider of coding agents, named by the company behind it and driven
+/// through that company's CLI (named by its command: see
+/// [`Provider::default_command`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Provider {
-    /// Claude Code (`claude`).
+    /// Anthropic: Claude Code (`claude`).
     Anthropic,
-    /// Codex (`codex`).
-    #[serde(rename = "openai")]
+    /// OpenAI: Codex (`codex`).
     OpenAi,
-    /// GitHub Copilot CLI (`copilot`).
-    Copilot,
-    /// Gemini CLI (`gemini`).
+    /// GitHub: the GitHub Copilot CLI (`copilot`). Its old name, `copilot`,
+    /// is still read.
+    #[serde(alias = "copilot")]
+    GitHub,
+    /// Google: Gemini CLI (`gemini`).
     Google,
 }
 
@@ -26,16 +29,24 @@ impl Provider {
     pub const ALL: [Provider; 4] = [
         Provider::Anthropic,
         Provider::OpenAi,
-        Provider::Copilot,
+        Provider::GitHub,
         Provider::Google,
     ];
 
-    /// The name used in config (`[providers.<name>]`).
+    /// Old provider names still read, and the provider each one means.
+    pub const ALIASES: [(&'static str, Provider); 1] = [("copilot", Provider::GitHub)];
+
+    /// The GitHub provider under its old name, so code written before the
+    /// rename still compiles; new code names [`Provider::GitHub`].
+    #[allow(non_upper_case_globals)]
+    pub const Copilot: Provider = Provider::GitHub;
+
+    /// The name used in config (`[providers.<name>]`): the company's.
     pub fn name(self) -> &'static str {
         match self {
             Provider::Anthropic => "anthropic",
             Provider::OpenAi => "openai",
-            Provider::Copilot => "copilot",
+            Provider::GitHub => "github",
             Provider::Google => "google",
         }
     }
@@ -45,14 +56,23 @@ impl Provider {
         match self {
             Provider::Anthropic => "claude",
             Provider::OpenAi => "codex",
-            Provider::Copilot => "copilot",
+            Provider::GitHub => "copilot",
             Provider::Google => "gemini",
         }
     }
 
-    /// Looks a provider up by its config name.
+    /// Looks a provider up by its config name or an old name
+    /// ([`Provider::ALIASES`]).
     pub fn from_name(name: &str) -> Option<Provider> {
-        Provider::ALL.into_iter().find(|p| p.name() == name)
+        Provider::ALL
+            .into_iter()
+            .find(|p| p.name() == name)
+            .or_else(|| {
+                Provider::ALIASES
+                    .into_iter()
+                    .find(|(alias, _)| *alias == name)
+                    .map(|(_, p)| p)
+            })
     }
 }
 
@@ -112,4 +132,28 @@ pub struct AgentReport {
     pub events: usize,
     /// Lines that were not JSON (skipped).
     pub non_json_lines: usize,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_the_companies_and_old_names_still_read() {
+        for p in Provider::ALL {
+            assert_eq!(Provider::from_name(p.name()), Some(p));
+            let json = serde_json::to_string(&p).expect("serializes");
+            assert_eq!(json, format!("\"{}\"", p.name()));
+            assert_eq!(serde_json::from_str::<Provider>(&json).ok(), Some(p));
+        }
+        for (alias, p) in Provider::ALIASES {
+            assert_eq!(Provider::from_name(alias), Some(p));
+            let json = format!("\"{alias}\"");
+            assert_eq!(serde_json::from_str::<Provider>(&json).ok(), Some(p));
+        }
+        assert_eq!(Provider::from_name("github"), Some(Provider::GitHub));
+        assert_eq!(Provider::GitHub.default_command(), "copilot");
+        assert_eq!(Provider::from_name("claude"), None);
+        assert_eq!(Provider::Copilot, Provider::GitHub);
+    }
 }

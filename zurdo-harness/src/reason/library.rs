@@ -2,8 +2,8 @@
 //! root, source the user reviews and commits, never state a run edits.
 //!
 //! A lesson file is a small, strict subset of YAML front matter (the `match`
-//! surface, the originating `task` and `prd`, and `created`) followed by a
-//! Markdown body. Its id is the first eight hex digits of SHA-256 over the
+//! surface, the originating `task` and `prd`, and `created`; read and
+//! written by [`super::front_matter`]) followed by a Markdown body. Its id is the first eight hex digits of SHA-256 over the
 //! canonical rendering of its `match` block, `"\n"`, and its body, so two
 //! identical lessons collapse into one file. Use counts live apart, in
 //! `.zurdo/reason/usage.json`, so stamping a use never touches a tracked
@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
+use super::front_matter::{self, Entry, FrontMatter, Key, Shape, Value};
 use super::surface::{Surface, MIN_SCORE};
 
 /// The lesson directory, relative to the repository root.
@@ -25,6 +26,30 @@ pub const USAGE_PATH: &str = ".zurdo/reason/usage.json";
 
 const PREFIX: &str = "lesson-";
 const SUFFIX: &str = ".md";
+
+/// The components of a `match` block, in their canonical order.
+const COMPONENTS: &[&str] = &["hints", "reasons", "commands", "paths"];
+
+/// The front-matter keys of a lesson file: the `match` block, then
+/// `task`, `prd` and `created`.
+pub const SCHEMA: &[Key] = &[
+    Key {
+        name: "match",
+        shape: Shape::Block(COMPONENTS),
+    },
+    Key {
+        name: "task",
+        shape: Shape::Scalar,
+    },
+    Key {
+        name: "prd",
+        shape: Shape::Scalar,
+    },
+    Key {
+        name: "created",
+        shape: Shape::Scalar,
+    },
+];
 
 /// One lesson: a match surface and the rule it teaches.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -53,7 +78,7 @@ impl Lesson {
     pub fn new(surface: Surface, body: &str, task: &str, prd: &str, created: &str) -> Lesson {
         let body = trim_body(body);
         let mut hasher = Sha256::new();
-        hasher.update(render_match(&surface).as_bytes());
+        hasher.update(match_entry(&surface).render().as_bytes());
         hasher.update(b"\n");
         hasher.update(body.as_bytes());
         let id: String = hasher
@@ -76,21 +101,15 @@ impl Lesson {
     /// The file's text: front matter between `---` lines, then the body.
     /// [`Lesson::parse`] reads it back unchanged.
     pub fn render(&self) -> String {
-        let mut out = String::from("---\n");
-        out.push_str(&render_match(&self.surface));
+        let mut entries = vec![match_entry(&self.surface)];
         for (key, value) in [
             ("task", &self.task),
             ("prd", &self.prd),
             ("created", &self.created),
         ] {
-            out.push_str(&format!("{key}: {}\n", quote(value)));
+            entries.push(Entry::new(key, Value::Scalar(value.clone())));
         }
-        out.push_str("---\n");
-        if !self.body.is_empty() {
-            out.push_str(&self.body);
-            out.push('\n');
-        }
-        out
+        FrontMatter::new(entries, &self.body).render()
     }
 
     /// Reads a lesson file. The id is the file stem after `lesson-`, so a
@@ -98,27 +117,19 @@ impl Lesson {
     /// [`Lesson::render`] writes, plus `# comment` and blank lines and
     /// block sequences (`- item` lines); every error names its line.
     pub fn parse(text: &str, path: PathBuf) -> Result<Lesson, String> {
-        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-        let lines: Vec<&str> = text.lines().collect();
-        if lines.first().map(|l| l.trim_end()) != Some("---") {
-            return Err("expected `---` opening the front matter at line 1".to_string());
-        }
-        let close = lines
-            .iter()
-            .skip(1)
-            .position(|l| l.trim_end() == "---")
-            .map(|i| i + 1)
-            .ok_or("the front matter opened at line 1 is never closed by a `---` line")?;
-        let front = Front::parse(&lines[1..close], 2)?;
-        let missing = |key: &str| {
-            format!(
-                "missing front-matter key `{key}` (front matter at lines 1-{})",
-                close + 1
-            )
+        let front = front_matter::parse(text, SCHEMA).map_err(|e| e.to_string())?;
+        let scalar = |key: &str| match front.get(key) {
+            Some(Value::Scalar(s)) => Some(s.clone()),
+            _ => None,
         };
-        let surface = front.surface.ok_or_else(|| missing("match"))?;
-        let task = front.task.ok_or_else(|| missing("task"))?;
-        let prd = front.prd.ok_or_else(|| missing("prd"))?;
+        let surface = match front.get("match") {
+            Some(Value::Block(entries)) => Some(surface_of(entries)),
+            _ => None,
+        };
+        let missing = |key: &str| front.missing(key).to_string();
+        let surface = surface.ok_or_else(|| missing("match"))?;
+        let task = scalar("task").ok_or_else(|| missing("task"))?;
+        let prd = scalar("prd").ok_or_else(|| missing("prd"))?;
         let stem = path
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
@@ -127,10 +138,10 @@ impl Lesson {
         Ok(Lesson {
             id,
             surface,
-            body: trim_body(&lines[close + 1..].join("\n")),
+            body: trim_body(&front.body),
             task,
             prd,
-            created: front.created.unwrap_or_default(),
+            created: scalar("created").unwrap_or_default(),
             path,
         })
     }
@@ -420,303 +431,37 @@ fn trim_body(body: &str) -> String {
 
 /// The canonical `match` block: the non-empty components in a fixed order,
 /// each a flow sequence of its sorted elements.
-fn render_match(surface: &Surface) -> String {
-    let mut out = String::from("match:\n");
-    for (key, items) in [
-        ("hints", &surface.hints),
-        ("reasons", &surface.reasons),
-        ("commands", &surface.commands),
-        ("paths", &surface.paths),
-    ] {
-        if items.is_empty() {
-            continue;
-        }
-        let items: Vec<String> = items.iter().map(|s| quote(s)).collect();
-        out.push_str(&format!("  {key}: [{}]\n", items.join(", ")));
-    }
-    out
+fn match_entry(surface: &Surface) -> Entry {
+    let entries = COMPONENTS
+        .iter()
+        .zip([
+            &surface.hints,
+            &surface.reasons,
+            &surface.commands,
+            &surface.paths,
+        ])
+        .filter(|(_, items)| !items.is_empty())
+        .map(|(key, items)| Entry::new(key, Value::List(items.iter().cloned().collect())))
+        .collect();
+    Entry::new("match", Value::Block(entries))
 }
 
-/// A value as written: plain when it is made of `[A-Za-z0-9_./:-]` only
-/// (and cannot be read as anything else), double-quoted JSON-style
-/// otherwise.
-fn quote(value: &str) -> String {
-    let plain = !value.is_empty()
-        && value
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "_./:-".contains(c))
-        && !value.starts_with(['-', ':'])
-        && !value.ends_with(':');
-    if plain {
-        value.to_string()
-    } else {
-        serde_json::Value::String(value.to_string()).to_string()
-    }
-}
-
-/// The front-matter keys, each present at most once.
-#[derive(Default)]
-struct Front {
-    surface: Option<Surface>,
-    task: Option<String>,
-    prd: Option<String>,
-    created: Option<String>,
-}
-
-/// Whether a front-matter line carries nothing.
-fn is_filler(line: &str) -> bool {
-    let t = line.trim();
-    t.is_empty() || t.starts_with('#')
-}
-
-/// The number of leading spaces; an error for a tab in the indentation.
-fn indentation(line: &str, no: usize) -> Result<usize, String> {
-    let lead = &line[..line.len() - line.trim_start().len()];
-    if lead.contains('\t') {
-        return Err(format!(
-            "a tab in the indentation at line {no}; indent with spaces"
-        ));
-    }
-    Ok(lead.len())
-}
-
-impl Front {
-    /// Parses the front-matter lines; `first` is the file line number of
-    /// `lines[0]`.
-    fn parse(lines: &[&str], first: usize) -> Result<Front, String> {
-        let mut front = Front::default();
-        let mut i = 0;
-        while i < lines.len() {
-            let (line, no) = (lines[i], first + i);
-            i += 1;
-            if is_filler(line) {
-                continue;
-            }
-            if indentation(line, no)? > 0 {
-                return Err(format!(
-                    "unexpected indented line {no}: only `match:` has nested keys"
-                ));
-            }
-            let (key, value) = split_key(line, no)?;
-            let slot = match key {
-                "match" => {
-                    if front.surface.is_some() {
-                        return Err(duplicate(key, no));
-                    }
-                    if !value.is_empty() {
-                        return Err(format!(
-                            "`match:` takes its keys on the following indented lines, at line {no}"
-                        ));
-                    }
-                    front.surface = Some(parse_match(lines, first, &mut i)?);
-                    continue;
-                }
-                "task" => &mut front.task,
-                "prd" => &mut front.prd,
-                "created" => &mut front.created,
-                other => return Err(format!("unknown front-matter key `{other}` at line {no}")),
-            };
-            if slot.is_some() {
-                return Err(duplicate(key, no));
-            }
-            *slot = Some(scalar(value, no)?);
-        }
-        Ok(front)
-    }
-}
-
-/// The indented keys under `match:`, from `lines[*i]` on; leaves `*i` at
-/// the first line that is not part of the block.
-fn parse_match(lines: &[&str], first: usize, i: &mut usize) -> Result<Surface, String> {
+/// The surface a parsed `match` block declares.
+fn surface_of(entries: &[Entry]) -> Surface {
     let mut surface = Surface::default();
-    let mut seen: BTreeSet<String> = BTreeSet::new();
-    let mut indent = None;
-    while *i < lines.len() {
-        let (line, no) = (lines[*i], first + *i);
-        if is_filler(line) {
-            *i += 1;
-            continue;
-        }
-        let depth = indentation(line, no)?;
-        if depth == 0 {
-            break;
-        }
-        *i += 1;
-        if depth < 2 {
-            return Err(format!(
-                "indent the keys under `match:` by at least two spaces, at line {no}"
-            ));
-        }
-        if *indent.get_or_insert(depth) != depth {
-            return Err(format!(
-                "inconsistent indentation under `match:` at line {no}"
-            ));
-        }
-        let (key, value) = split_key(line.trim_start(), no)?;
-        let items = match key {
+    for entry in entries {
+        let items = match entry.key.as_str() {
             "hints" => &mut surface.hints,
             "reasons" => &mut surface.reasons,
             "commands" => &mut surface.commands,
             "paths" => &mut surface.paths,
-            other => {
-                return Err(format!(
-                    "unknown front-matter key `match.{other}` at line {no} (expected hints, reasons, commands or paths)"
-                ))
-            }
+            _ => continue,
         };
-        if !seen.insert(key.to_string()) {
-            return Err(duplicate(&format!("match.{key}"), no));
-        }
-        if !value.is_empty() {
-            items.extend(flow_sequence(value, no)?);
-            continue;
-        }
-        // A block sequence: `- item` lines at this key's indentation or
-        // deeper.
-        while *i < lines.len() {
-            let (line, no) = (lines[*i], first + *i);
-            if is_filler(line) {
-                *i += 1;
-                continue;
-            }
-            let rest = line.trim_start();
-            let item = if rest == "-" {
-                Some("")
-            } else {
-                rest.strip_prefix("- ")
-            };
-            let Some(item) = item.filter(|_| indentation(line, no).is_ok_and(|d| d >= depth))
-            else {
-                break;
-            };
-            *i += 1;
-            let item = item.trim();
-            if item.is_empty() {
-                return Err(format!("an empty list item at line {no}"));
-            }
-            items.insert(scalar(item, no)?);
+        if let Value::List(list) = &entry.value {
+            items.extend(list.iter().cloned());
         }
     }
-    Ok(surface)
-}
-
-fn duplicate(key: &str, no: usize) -> String {
-    format!("duplicate front-matter key `{key}` at line {no}")
-}
-
-/// `key: value` (or `key:`) → the key and the trimmed value.
-fn split_key(line: &str, no: usize) -> Result<(&str, &str), String> {
-    let malformed = || format!("malformed front-matter line {no}: expected `key: value`");
-    let (key, rest) = line.split_once(':').ok_or_else(malformed)?;
-    let key_ok = !key.is_empty()
-        && key
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-        && !key.starts_with('-');
-    if !key_ok || !(rest.is_empty() || rest.starts_with([' ', '\t'])) {
-        return Err(malformed());
-    }
-    Ok((key, rest.trim()))
-}
-
-/// A scalar value: empty, double-quoted (JSON escapes), or plain.
-fn scalar(value: &str, no: usize) -> Result<String, String> {
-    if value.starts_with('"') {
-        let (text, end) = quoted(value, no)?;
-        if !value[end..].trim().is_empty() {
-            return Err(format!(
-                "unexpected text after the closing quote at line {no}"
-            ));
-        }
-        return Ok(text);
-    }
-    plain(value, no, false)
-}
-
-/// A plain (unquoted) value, refused where YAML would read it as something
-/// other than this string.
-fn plain(value: &str, no: usize, in_list: bool) -> Result<String, String> {
-    if value.starts_with('\'') {
-        return Err(format!(
-            "single-quoted values are not supported at line {no}; use double quotes"
-        ));
-    }
-    let indicator = value.starts_with([
-        '[', ']', '{', '}', '&', '*', '!', '|', '>', '%', '@', '`', ',', '#', '"',
-    ]) || value.starts_with("- ")
-        || value == "-";
-    let ambiguous = value.contains(": ")
-        || value.contains(" #")
-        || value.ends_with(':')
-        || (in_list && value.contains(['[', ']', '{', '}', ',', '"']));
-    if indicator || ambiguous {
-        return Err(format!(
-            "the value `{value}` at line {no} must be double-quoted"
-        ));
-    }
-    Ok(value.to_string())
-}
-
-/// The double-quoted string at the start of `s`, and the byte offset just
-/// past its closing quote.
-fn quoted(s: &str, no: usize) -> Result<(String, usize), String> {
-    let mut escaped = false;
-    let mut end = None;
-    for (at, c) in s.char_indices().skip(1) {
-        if escaped {
-            escaped = false;
-        } else if c == '\\' {
-            escaped = true;
-        } else if c == '"' {
-            end = Some(at + 1);
-            break;
-        }
-    }
-    let end = end.ok_or_else(|| format!("an unterminated double-quoted string at line {no}"))?;
-    let text = serde_json::from_str::<String>(&s[..end])
-        .map_err(|e| format!("an invalid double-quoted string at line {no}: {e}"))?;
-    Ok((text, end))
-}
-
-/// A flow sequence, `[a, b, "c d"]`.
-fn flow_sequence(value: &str, no: usize) -> Result<Vec<String>, String> {
-    let inner = value
-        .strip_prefix('[')
-        .and_then(|v| v.strip_suffix(']'))
-        .ok_or_else(|| {
-            format!("expected a list, `[a, b]` or `- item` lines below the key, at line {no}")
-        })?;
-    let mut items = Vec::new();
-    let mut rest = inner.trim();
-    if rest.is_empty() {
-        return Ok(items);
-    }
-    loop {
-        let after = if rest.starts_with('"') {
-            let (text, end) = quoted(rest, no)?;
-            items.push(text);
-            &rest[end..]
-        } else {
-            let end = rest.find(',').unwrap_or(rest.len());
-            let item = rest[..end].trim();
-            if item.is_empty() {
-                return Err(format!("an empty list item at line {no}"));
-            }
-            items.push(plain(item, no, true)?);
-            &rest[end..]
-        };
-        let after = after.trim_start();
-        if after.is_empty() {
-            return Ok(items);
-        }
-        let Some(next) = after.strip_prefix(',') else {
-            return Err(format!("expected `,` between list items at line {no}"));
-        };
-        rest = next.trim_start();
-        if rest.is_empty() {
-            return Err(format!("an empty list item at line {no}"));
-        }
-    }
+    surface
 }
 
 #[cfg(test)]
@@ -821,15 +566,13 @@ mod tests {
     }
 
     #[test]
-    fn unknown_keys_are_named_with_their_line() {
-        let top = "---\nmatch:\n  hints: [shell]\n  reasons: [exit_code]\ntask: T-1\nprd: p.md\nauthor: me\n---\nbody\n";
-        let e = parse_err(top);
-        assert!(e.contains("`author`") && e.contains("line 7"), "{e}");
-
-        let nested =
-            "---\nmatch:\n  hints: [shell]\n  tags: [x]\ntask: T-1\nprd: p.md\n---\nbody\n";
-        let e = parse_err(nested);
-        assert!(e.contains("tags") && e.contains("line 4"), "{e}");
+    fn missing_keys_are_named() {
+        assert!(parse_err("---\nmatch:\ntask: T\n---\n").contains("`prd`"));
+        assert!(parse_err("---\ntask: T\nprd: p\n---\n").contains("`match`"));
+        assert_eq!(
+            parse_err("---\nmatch:\n  hints: [a]\ntask: T\n---\nbody\n"),
+            "missing front-matter key `prd` (front matter at lines 1-5)"
+        );
     }
 
     #[test]
@@ -844,45 +587,6 @@ mod tests {
         assert_eq!(lesson.prd, "prds/a b.md");
         assert_eq!(lesson.created, "");
         assert_eq!(lesson.body, "Run `make dev-up` first.");
-    }
-
-    #[test]
-    fn malformed_lines_are_errors_naming_the_line() {
-        let cases = [
-            ("match:\n---\n", "line 1"),
-            ("---\nmatch:\ntask: T\n", "never closed"),
-            (
-                "---\nmatch:\n  hints: shell\ntask: T\nprd: p\n---\n",
-                "line 3",
-            ),
-            (
-                "---\nmatch:\n  hints: [shell,]\ntask: T\nprd: p\n---\n",
-                "line 3",
-            ),
-            (
-                "---\nmatch:\n  hints: [\"shell]\ntask: T\nprd: p\n---\n",
-                "line 3",
-            ),
-            (
-                "---\nmatch:\n\thints: [shell]\ntask: T\nprd: p\n---\n",
-                "line 3",
-            ),
-            ("---\nmatch:\ntask: 'T'\nprd: p\n---\n", "line 3"),
-            ("---\nmatch:\ntask T\nprd: p\n---\n", "line 3"),
-            ("---\nmatch:\ntask: T\ntask: U\nprd: p\n---\n", "line 4"),
-            ("---\nmatch:\ntask: a: b\nprd: p\n---\n", "line 3"),
-            (
-                "---\nmatch:\n  hints: [a]\n    reasons: [b]\ntask: T\nprd: p\n---\n",
-                "line 4",
-            ),
-            ("---\nmatch:\ntask: T\n  prd: p\n---\n", "line 4"),
-        ];
-        for (text, want) in cases {
-            let e = parse_err(text);
-            assert!(e.contains(want), "{text:?}: {e}");
-        }
-        assert!(parse_err("---\nmatch:\ntask: T\n---\n").contains("`prd`"));
-        assert!(parse_err("---\ntask: T\nprd: p\n---\n").contains("`match`"));
     }
 
     fn write(root: &Path, name: &str, text: &str) {

@@ -8,6 +8,7 @@ pub mod bundle;
 pub mod diagnosis;
 pub mod extract;
 pub mod fingerprint;
+pub mod front_matter;
 pub mod inject;
 pub mod library;
 pub mod surface;
