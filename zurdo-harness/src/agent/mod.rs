@@ -36,11 +36,6 @@ impl Provider {
     /// Old provider names still read, and the provider each one means.
     pub const ALIASES: [(&'static str, Provider); 1] = [("copilot", Provider::GitHub)];
 
-    /// The GitHub provider under its old name, so code written before the
-    /// rename still compiles; new code names [`Provider::GitHub`].
-    #[allow(non_upper_case_globals)]
-    pub const Copilot: Provider = Provider::GitHub;
-
     /// The name used in config (`[providers.<name>]`): the company's.
     pub fn name(self) -> &'static str {
         match self {
@@ -154,6 +149,5 @@ mod tests {
         assert_eq!(Provider::from_name("github"), Some(Provider::GitHub));
         assert_eq!(Provider::GitHub.default_command(), "copilot");
         assert_eq!(Provider::from_name("claude"), None);
-        assert_eq!(Provider::Copilot, Provider::GitHub);
     }
 }

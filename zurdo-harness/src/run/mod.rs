@@ -235,7 +235,7 @@ impl Run {
     fn check_skills(&self) {
         let dirs: &[&str] = match self.ctx.config.executor {
             crate::agent::Provider::Anthropic => &[".claude/skills"],
-            crate::agent::Provider::OpenAi | crate::agent::Provider::Copilot => &[".agents/skills"],
+            crate::agent::Provider::OpenAi | crate::agent::Provider::GitHub => &[".agents/skills"],
             crate::agent::Provider::Google => &[".gemini/skills", ".agents/skills"],
         };
         let home = std::env::var_os("HOME").map(PathBuf::from);

@@ -1,43 +1,15 @@
-//! Text helpers of the reader: cutting text to a bound on a character
-//! boundary, flattening it to one line, and finding the error a CLI printed
-//! as plain text (noise, stack frames and ANSI colours dropped).
+//! Text helpers of the reader: finding the error a CLI printed as plain
+//! text (noise, stack frames and ANSI colours dropped), and the reader's
+//! names for the shared cuts of [`zurdo_base::text`].
+
+use zurdo_base::text::{collapse_whitespace, cut_chars, strip_ansi};
+
+pub(super) use zurdo_base::text::{head_bytes as head, tail_bytes as tail};
 
 /// `text` on one line (whitespace runs become one space), at most
 /// `max_chars` characters, marked with `…` when cut.
 pub(super) fn one_line(text: &str, max_chars: usize) -> String {
-    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if line.chars().count() <= max_chars {
-        return line;
-    }
-    let mut cut: String = line.chars().take(max_chars - 1).collect();
-    cut.push('…');
-    cut
-}
-
-/// The last `max` bytes of `text` (on a character boundary), marked with `…`
-/// when cut.
-pub(super) fn tail(text: &str, max: usize) -> String {
-    if text.len() <= max {
-        return text.to_string();
-    }
-    let mut start = text.len() - (max - '…'.len_utf8());
-    while !text.is_char_boundary(start) {
-        start += 1;
-    }
-    format!("…{}", &text[start..])
-}
-
-/// The first `max` bytes of `text` (on a character boundary), marked with `…`
-/// when cut.
-pub(super) fn head(text: &str, max: usize) -> String {
-    if text.len() <= max {
-        return text.to_string();
-    }
-    let mut end = max - '…'.len_utf8();
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}…", &text[..end])
+    cut_chars(&collapse_whitespace(text), max_chars)
 }
 
 /// The error a CLI printed as text: the last `Error:`-like line with its
@@ -90,37 +62,6 @@ fn looks_like_error(line: &str) -> bool {
         || lower.contains("error")
         || lower.contains("failed")
         || lower.contains("exception")
-}
-
-/// `line` without ANSI escape sequences (colours).
-pub(super) fn strip_ansi(line: &str) -> String {
-    let mut out = String::with_capacity(line.len());
-    let mut chars = line.chars();
-    while let Some(c) = chars.next() {
-        if c != '\u{1b}' {
-            out.push(c);
-            continue;
-        }
-        match chars.next() {
-            Some('[') => {
-                for c in chars.by_ref() {
-                    if ('@'..='~').contains(&c) {
-                        break;
-                    }
-                }
-            }
-            Some(']') => {
-                // OSC: up to BEL or ESC \.
-                for c in chars.by_ref() {
-                    if c == '\u{7}' || c == '\u{1b}' {
-                        break;
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    out
 }
 
 #[cfg(test)]
