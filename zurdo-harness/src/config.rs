@@ -11,6 +11,7 @@ use toml::Spanned;
 use zurdo::verify::{VerificationConfig, CONFIG_PATH};
 
 use crate::agent::Provider;
+use crate::error::{Error, ErrorKind};
 
 /// The whole config, checked.
 #[derive(Debug, Clone, PartialEq)]
@@ -108,17 +109,22 @@ impl Config {
 
     /// Reads `<root>/.zurdo/config.toml`, or the defaults (the same settings
     /// `zurdo init` writes) when there is none.
-    pub fn load(root: &Path) -> Result<Config, String> {
+    pub fn load(root: &Path) -> Result<Config, Error> {
         let path = root.join(CONFIG_PATH);
         match std::fs::read_to_string(&path) {
             Ok(text) => {
-                let mut config =
-                    Config::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+                let mut config = Config::parse(&text)
+                    .map_err(|e| Error::invalid(format!("{}: {e}", path.display())))?;
                 config.source = Some(path);
                 Ok(config)
             }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Config::parse(TEMPLATE),
-            Err(e) => Err(format!("{}: cannot read: {e}", path.display())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                Config::parse(TEMPLATE).map_err(Error::invalid)
+            }
+            Err(e) => Err(Error::new(
+                ErrorKind::Io,
+                format!("{}: cannot read: {e}", path.display()),
+            )),
         }
     }
 

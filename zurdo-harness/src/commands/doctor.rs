@@ -5,13 +5,13 @@ use std::path::Path;
 
 use crate::cli::DoctorArgs;
 use crate::config::Config;
-use crate::error::{Error, Exit, Outcome};
+use crate::error::{Exit, Outcome};
 use crate::run::probe;
 
 /// Runs the command and returns its exit status.
 pub fn run(args: &DoctorArgs) -> Outcome {
     let root = super::repo_here()?;
-    let config = Config::load(&root).map_err(Error::invalid)?;
+    let config = Config::load(&root)?;
     match &config.source {
         Some(path) => println!("config: {} (valid)", path.display()),
         None => println!("config: none; using the defaults `zurdo init` would write"),

@@ -33,7 +33,7 @@ pub(super) fn prepare(
     let display = prd_path.display().to_string();
     let root = source::repo_root(prd_path);
     // The config is checked before any PRD is read.
-    let mut config = Config::load(&root).map_err(Error::invalid)?;
+    let mut config = Config::load(&root)?;
     let bytes = source::read(prd_path).map_err(|e| Error::invalid(e.to_string()))?;
     let prd = zurdo::parse_bytes(&bytes).map_err(|errors| {
         let lines: Vec<String> = errors.iter().map(|e| e.render(&display)).collect();
