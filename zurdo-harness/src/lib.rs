@@ -1,6 +1,21 @@
-//! The zurdo engine: the `zurdo` command's subcommands, agent adapters, and
-//! (as they land) config, state and the run loop. The binary in `main.rs`
-//! only parses arguments and dispatches.
+//! The zurdo engine behind the `zurdo` binary: config, the agent adapters,
+//! evidence integrity, reasoning, run state, the event stream, reports and
+//! the run loop, and one module per subcommand. `main.rs` only parses
+//! arguments, dispatches, and prints an error once.
+//!
+//! The modules are layered; each imports only from the layers below it
+//! (`docs/architecture.md` draws them and follows one attempt through):
+//!
+//! 1. [`error`] (exit codes and the error type), [`agent`] (providers, the
+//!    CLIs' command lines and event streams), [`evidence`] (baselines,
+//!    frozen paths, toolchain, the clean room, behind [`evidence::Guards`]),
+//!    [`policy`], [`config`], [`prompt`], [`reason`] (fingerprints,
+//!    diagnosis, the lesson library);
+//! 2. [`state`] (`.zurdo/<slug>/`: prd.json, the lock, every state file);
+//! 3. [`event`] (what a run reports: rendered live, logged to progress.log);
+//! 4. [`report`] (the run report, from prd.json and the events);
+//! 5. [`run`] (the loop) and [`vela`] (the index watcher);
+//! 6. [`commands`] and [`cli`].
 
 pub mod agent;
 pub mod cli;
