@@ -5,6 +5,13 @@
 //! the model ([`model`]), the parser and validator ([`parse`]), the typed
 //! hints ([`hint`]) and the lints ([`lint`]). It knows nothing of agents.
 //!
+//! Cargo features, both on by default: `lumen` checks `[symbol:]`,
+//! `[references:]` and `[callers:]` (tree-sitter, through zurdo-lumen) and
+//! `http` checks `[http:]` (ureq with rustls). The language and
+//! [`build`] need neither: `default-features = false` suits a build script.
+//! Without a feature its hints still parse; verifying one fails with
+//! [`verify::Reason::NeedsFeature`].
+//!
 //! ```
 //! let source = "# PRD: Demo\n\n## Task: task-1 — Greet\n**Effort**: low\n**Depends-on**: []\n\
 //!     \n### Description\nPrint hello.\n\n### Acceptance Criteria\n\

@@ -317,9 +317,15 @@ fn the_environment_is_allowlisted() {
 }
 
 #[test]
-fn manual_never_passes_and_an_unknown_symbol_is_not_found() {
+fn manual_never_passes() {
     let r = repo(&[]);
     assert_eq!(fail(r.path(), "[manual]"), Reason::NeedsReview);
+}
+
+#[cfg(feature = "lumen")]
+#[test]
+fn an_unknown_symbol_is_not_found() {
+    let r = repo(&[]);
     for kind in ["symbol", "references", "callers"] {
         assert_eq!(
             fail(r.path(), &format!("[{kind}: Config::load]")),
@@ -329,6 +335,71 @@ fn manual_never_passes_and_an_unknown_symbol_is_not_found() {
             }
         );
     }
+}
+
+/// Checks that every hint of `kinds` parses, fails with
+/// [`Reason::NeedsFeature`] naming `feature` with advice to enable it, and
+/// fails its criterion, even beside a passing hint.
+#[cfg(any(not(feature = "lumen"), not(feature = "http")))]
+fn needs_feature(kinds: &[(&str, &str)], feature: &str) {
+    let r = repo(&[("src/lib.rs", "pub fn load() {}\npub fn run() { load() }\n")]);
+    let v = verifier(r.path());
+    for (kind, text) in kinds {
+        let reason = fail(r.path(), text);
+        assert_eq!(
+            reason,
+            Reason::NeedsFeature {
+                kind: kind.to_string(),
+                feature: feature.to_string()
+            }
+        );
+        assert_eq!(
+            reason.to_string(),
+            format!(
+                "[{kind}:] needs zurdo's `{feature}` feature, which this build leaves out; \
+                 enable it in Cargo.toml: zurdo = {{ version = \"{}.{}\", features = [\"{feature}\"] }}",
+                env!("CARGO_PKG_VERSION_MAJOR"),
+                env!("CARGO_PKG_VERSION_MINOR"),
+            )
+        );
+        let src = format!(
+            "# PRD: t\n\n## Task: task-1 — t\n**Effort**: low\n**Depends-on**: []\n\n### Description\nd\n\n### Acceptance Criteria\n- [ ] c [file-exists: src/lib.rs] {text}\n"
+        );
+        let prd = zurdo::parse(&src).expect("the language does not depend on features");
+        let result = v.criterion(&prd.tasks[0].criteria[0]);
+        assert_eq!(
+            result.verdict,
+            CriterionVerdict::Failed,
+            "never a silent pass"
+        );
+        assert_eq!(result.failures().count(), 1);
+    }
+}
+
+#[cfg(not(feature = "lumen"))]
+#[test]
+fn without_the_lumen_feature_structural_hints_fail_naming_it() {
+    needs_feature(
+        &[
+            ("symbol", "[symbol: load]"),
+            ("references", "[references: load]"),
+            ("callers", "[callers: load >= 1]"),
+            ("callers", "[callers: load from run]"),
+        ],
+        "lumen",
+    );
+}
+
+#[cfg(not(feature = "http"))]
+#[test]
+fn without_the_http_feature_http_hints_fail_naming_it() {
+    needs_feature(
+        &[
+            ("http", "[http: GET http://localhost:8080/health -> 200]"),
+            ("http", "[http: POST http://127.0.0.1:1/items -> 201]"),
+        ],
+        "http",
+    );
 }
 
 #[test]

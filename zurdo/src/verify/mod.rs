@@ -5,18 +5,33 @@
 //! with an allowlisted environment and a deadline that kills its process
 //! group. Every hint yields a [`Verdict`] (pass, or a typed [`Reason`]) and
 //! the [`Evidence`] it rests on.
+//!
+//! `[symbol:]`, `[references:]` and `[callers:]` need the `lumen` cargo
+//! feature and `[http:]` the `http` one (both on by default); without it
+//! such a hint fails with [`Reason::NeedsFeature`].
 
 mod config;
 pub mod env;
 pub mod files;
 mod grep;
-mod http;
 mod outcome;
 pub mod render;
 pub(crate) mod runners;
-mod structural;
 mod verifier;
 pub mod window;
+
+// The cargo features' seam: `[http:]` needs `http`, the structural hints need
+// `lumen`; without one, its stand-in in `disabled` fails with a typed reason.
+#[cfg(not(all(feature = "http", feature = "lumen")))]
+mod disabled;
+#[cfg(not(feature = "http"))]
+use disabled::http;
+#[cfg(feature = "http")]
+mod http;
+#[cfg(not(feature = "lumen"))]
+use disabled::structural;
+#[cfg(feature = "lumen")]
+mod structural;
 
 pub use config::{ConfigError, StandingRule, StandingRuleConfig, VerificationConfig, CONFIG_PATH};
 pub use outcome::{Blob, Captured, CriterionVerdict, Evidence, HintResult, Reason, Verdict};

@@ -129,6 +129,15 @@ pub enum Reason {
         /// The caller that was required.
         from: String,
     },
+    /// The hint is valid, but this build of zurdo was compiled without the
+    /// cargo feature that checks it (`lumen` for `[symbol:]`,
+    /// `[references:]` and `[callers:]`, `http` for `[http:]`).
+    NeedsFeature {
+        /// The hint's kind: `symbol`, `references`, `callers` or `http`.
+        kind: String,
+        /// The zurdo feature that checks it.
+        feature: String,
+    },
 }
 
 impl std::fmt::Display for Reason {
@@ -181,9 +190,21 @@ impl std::fmt::Display for Reason {
             Reason::CallerMissing { name, from } => {
                 write!(f, "`{from}` does not call `{name}`")
             }
+            Reason::NeedsFeature { kind, feature } => write!(
+                f,
+                "[{kind}:] needs zurdo's `{feature}` feature, which this build leaves out; \
+                 enable it in Cargo.toml: zurdo = {{ version = \"{ZURDO_VERSION}\", features = [\"{feature}\"] }}"
+            ),
         }
     }
 }
+
+/// The version requirement the [`Reason::NeedsFeature`] advice names.
+const ZURDO_VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION_MAJOR"),
+    ".",
+    env!("CARGO_PKG_VERSION_MINOR")
+);
 
 /// Output captured from a command, kept bounded: the head and the tail with
 /// an elision marker between when it is longer than the bound.

@@ -56,7 +56,7 @@ impl Verifier {
             env,
             shell,
             wrapper: Vec::new(),
-            lumen: structural::Shared::default(),
+            lumen: Default::default(),
         })
     }
 
