@@ -18,8 +18,8 @@
 //! `cargo test` still shows `running 0 tests`); silence counts only for a
 //! runner the command itself starts.
 
-use std::borrow::Cow;
 use std::sync::LazyLock;
+use zurdo_base::text::strip_ansi;
 
 use regex::Regex;
 use serde::Deserialize;
@@ -597,46 +597,6 @@ impl Pytest {
     fn verdict(&self) -> (bool, bool) {
         (self.summaries > 0 && !self.ran, self.summaries > 0)
     }
-}
-
-/// `line` without terminal escape sequences (colours), borrowed when it
-/// has none.
-fn strip_ansi(line: &str) -> Cow<'_, str> {
-    if !line.contains('\x1b') {
-        return Cow::Borrowed(line);
-    }
-    let mut out = String::with_capacity(line.len());
-    let mut chars = line.chars();
-    while let Some(c) = chars.next() {
-        if c != '\x1b' {
-            out.push(c);
-            continue;
-        }
-        match chars.next() {
-            // CSI: parameters and intermediates, then one final byte.
-            Some('[') => {
-                for c in chars.by_ref() {
-                    if ('\x40'..='\x7e').contains(&c) {
-                        break;
-                    }
-                }
-            }
-            // OSC: up to BEL or ESC \.
-            Some(']') => {
-                while let Some(c) = chars.next() {
-                    if c == '\x07' {
-                        break;
-                    }
-                    if c == '\x1b' {
-                        chars.next();
-                        break;
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    Cow::Owned(out)
 }
 
 #[cfg(test)]
@@ -1438,7 +1398,7 @@ FAILED e/test_f.py::test_x - assert 1 == 2
 
     #[test]
     fn strips_terminal_escapes() {
-        assert_eq!(strip_ansi("plain"), Cow::Borrowed("plain"));
+        assert_eq!(strip_ansi("plain"), "plain");
         assert_eq!(
             strip_ansi("\x1b[32m\x1b[1m5 passed\x1b[0m in 0.01s"),
             "5 passed in 0.01s"
