@@ -1,9 +1,13 @@
 //! zurdo: the PRD language and its verifier.
 //!
 //! A PRD is Markdown in a strict grammar: tasks with dependencies and
-//! acceptance criteria that carry machine-checkable hints. This crate holds
-//! the model ([`model`]), the parser and validator ([`parse`]), the typed
-//! hints ([`hint`]) and the lints ([`lint`]). It knows nothing of agents.
+//! acceptance criteria that carry machine-checkable hints. This crate
+//! re-exports the language from `zurdo-lang` (the model [`model`], the
+//! parser and validator [`parse`], the typed hints [`hint`]) and adds what
+//! checks a PRD: the lints ([`lint`]), the verifier that runs each hint
+//! ([`verify`], with [`exec`] running commands), the cargo-test harness
+//! runtime behind `prd!` ([`harness`]) and the build-script form
+//! ([`build`]). It knows nothing of agents.
 //!
 //! Cargo features, both on by default: `lumen` checks `[symbol:]`,
 //! `[references:]` and `[callers:]` (tree-sitter, through zurdo-lumen) and
