@@ -858,9 +858,10 @@ fn attempts_advance_across_invocations_and_the_last_repeats() {
 #[test]
 fn a_probe_consumes_no_attempt() {
     let work = repo();
-    let s = Scripted::new(
-        json!({"attempts": [{"write": {"a.txt": "a"}, "text": "first"}, {"text": "second"}]}),
-    );
+    let s = Scripted::new(json!({
+        "attempts": [{"write": {"a.txt": "a"}, "text": "first"}, {"text": "second"}],
+        "markers": {"probe": "zurdo-probe:"},
+    }));
     for cli in CLIS {
         std::fs::remove_file(s.dir.path().join("script.json.count")).ok();
         std::fs::remove_file(work.path().join("a.txt")).ok();
@@ -900,7 +901,10 @@ fn a_probe_consumes_no_attempt() {
 #[test]
 fn the_probe_can_be_scripted() {
     let work = repo();
-    let s = Scripted::new(json!({"probe": {"text": "", "usage": null}}));
+    let s = Scripted::new(json!({
+        "probe": {"text": "", "usage": null},
+        "markers": {"probe": "zurdo-probe:"},
+    }));
     let r = stand_in(
         "codex",
         &unattended("codex", "zurdo-probe: hi", "m", work.path()),
@@ -910,6 +914,97 @@ fn the_probe_can_be_scripted() {
     assert_eq!(r.code, 0);
     assert_eq!(r.final_text("codex"), "");
     assert!(r.last("turn.completed").get("usage").is_none());
+}
+
+#[test]
+fn without_markers_no_prompt_is_special() {
+    let work = repo();
+    let s = Scripted::new(json!({
+        "attempts": [{"text": "first"}, {"text": "second"}, {"text": "third"}],
+        "reason": [{"contains": "diagnosis", "attempt": {"text": "diagnosed"}}],
+        "log": "calls.jsonl",
+    }));
+    for cli in CLIS {
+        std::fs::remove_file(s.dir.path().join("script.json.count")).ok();
+        for (prompt, want) in [
+            (
+                "zurdo-probe: reply with the single word OK and nothing else.",
+                "first",
+            ),
+            ("zurdo-reason: diagnosis", "second"),
+        ] {
+            let r = stand_in(
+                cli,
+                &unattended(cli, prompt, "m", work.path()),
+                work.path(),
+                &s.env(),
+            );
+            assert_eq!(r.code, 0, "{cli}: {}", r.stderr);
+            assert_eq!(r.final_text(cli), want, "{cli}: {prompt}");
+        }
+        assert_eq!(s.count().as_deref(), Some("2"), "{cli}: both consumed one");
+    }
+    assert!(!s.dir.path().join("script.json.probes").exists());
+    assert!(!s.dir.path().join("script.json.reasons").exists());
+    let log = read(s.dir.path(), "calls.jsonl");
+    for line in log.lines() {
+        let call: Value = serde_json::from_str(line).unwrap();
+        assert_eq!(
+            (&call["probe"], &call["reasoner"]),
+            (&json!(false), &json!(false))
+        );
+        assert!(call["attempt"].is_u64(), "{call}");
+    }
+}
+
+#[test]
+fn a_reasoner_marker_routes_to_reason() {
+    let work = repo();
+    let s = Scripted::new(json!({
+        "attempts": [{"text": "an attempt", "write": {"a.txt": "a"}}],
+        "reason": [{"contains": "diagnosis", "attempt": {"text": "diagnosed"}}],
+        "markers": {"probe": "zurdo-probe:", "reasoner": "zurdo-reason:"},
+        "log": "calls.jsonl",
+    }));
+    for cli in CLIS {
+        for (prompt, want) in [
+            ("zurdo-reason: diagnosis\n\nwhy does it fail?", "diagnosed"),
+            ("zurdo-reason: lesson\n\nwhat was learnt?", ""),
+        ] {
+            let r = stand_in(
+                cli,
+                &unattended(cli, prompt, "m", work.path()),
+                work.path(),
+                &s.env(),
+            );
+            assert_eq!(r.code, 0, "{cli}: {}", r.stderr);
+            assert_eq!(r.final_text(cli), want, "{cli}: {prompt}");
+        }
+        assert_eq!(s.count(), None, "{cli}: no attempt consumed");
+        assert!(!work.path().join("a.txt").exists(), "{cli}");
+    }
+    assert_eq!(read(s.dir.path(), "script.json.reasons").trim(), "8");
+    // The marker counts only at the start of the prompt.
+    let r = stand_in(
+        "claude",
+        &unattended("claude", "# Task\nno zurdo-reason: here", "m", work.path()),
+        work.path(),
+        &s.env(),
+    );
+    assert_eq!(r.final_text("claude"), "an attempt");
+    assert_eq!(s.count().as_deref(), Some("1"));
+    let calls: Vec<Value> = read(s.dir.path(), "calls.jsonl")
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(calls.len(), 9);
+    assert!(calls[..8]
+        .iter()
+        .all(|c| c["reasoner"] == true && c["probe"] == false && c["attempt"].is_null()));
+    assert_eq!(
+        (&calls[8]["reasoner"], &calls[8]["attempt"]),
+        (&json!(false), &json!(0))
+    );
 }
 
 #[test]
@@ -1203,25 +1298,28 @@ fn on_prompt_rules_choose_by_content() {
 
 #[test]
 fn the_demo_is_wrong_first_and_right_on_retry() {
+    use zurdo_harness::commands::demo;
+    let demo = Scripted::new(serde_json::to_value(demo::script()).expect("the demo script"));
     for cli in CLIS {
         let work = repo();
+        std::fs::remove_file(demo.dir.path().join("script.json.count")).ok();
         let r = stand_in(
             cli,
             &unattended(cli, "# Task\nWrite the greeting.", "m", work.path()),
             work.path(),
-            SANDBOX,
+            &demo.env(),
         );
         assert_eq!(r.code, 0, "{cli}: {}", r.stderr);
         assert_eq!(read(work.path(), "greeting.txt"), "hello world\n", "{cli}");
         let retry = format!(
             "# Task\nWrite the greeting.\n\n{}\n[grep: ^Hello, world!$ in greeting.txt] failed",
-            zurdo_harness::standin::RETRY_MARKER
+            zurdo_harness::prompt::RETRY_MARKER
         );
         let r = stand_in(
             cli,
             &unattended(cli, &retry, "m", work.path()),
             work.path(),
-            SANDBOX,
+            &demo.env(),
         );
         assert_eq!(r.code, 0, "{cli}: {}", r.stderr);
         assert_eq!(
@@ -1233,14 +1331,37 @@ fn the_demo_is_wrong_first_and_right_on_retry() {
             cli,
             &unattended(
                 cli,
-                &format!("{}x", zurdo_harness::standin::PROBE_PREFIX),
+                &format!("{}x", zurdo_harness::run::probe::PROBE_PREFIX),
                 "m",
                 work.path(),
             ),
             work.path(),
-            SANDBOX,
+            &demo.env(),
         );
         assert_eq!(r.final_text(cli), "OK", "{cli}");
+        assert_eq!(
+            demo.count().as_deref(),
+            Some("2"),
+            "{cli}: the probe consumed none"
+        );
+    }
+}
+
+#[test]
+fn without_a_script_every_invocation_is_the_default_attempt() {
+    for cli in CLIS {
+        let work = repo();
+        for prompt in ["# Task\nWrite the greeting.", "zurdo-probe: reply OK"] {
+            let r = stand_in(
+                cli,
+                &unattended(cli, prompt, "m", work.path()),
+                work.path(),
+                SANDBOX,
+            );
+            assert_eq!(r.code, 0, "{cli}: {}", r.stderr);
+            assert_eq!(r.final_text(cli), "Done.", "{cli}");
+        }
+        assert!(!work.path().join("greeting.txt").exists(), "{cli}");
     }
 }
 
@@ -1422,7 +1543,11 @@ fn retries_are_noise_and_exit_overrides() {
 #[test]
 fn the_log_records_every_invocation() {
     let work = repo();
-    let s = Scripted::new(json!({"log": "calls.jsonl", "models": {"bad": "unknown"}}));
+    let s = Scripted::new(json!({
+        "log": "calls.jsonl",
+        "models": {"bad": "unknown"},
+        "markers": {"probe": "zurdo-probe:"},
+    }));
     stand_in(
         "codex",
         &unattended("codex", "zurdo-probe: hi", "m", work.path()),
@@ -1474,6 +1599,19 @@ fn a_bad_script_fails_loud() {
     assert_eq!(r.code, 2);
     assert!(r.stderr.contains("zurdo stand-in: "), "{}", r.stderr);
     assert!(r.stderr.contains("unknown field `wirte`"), "{}", r.stderr);
+    let s = Scripted::new(json!({"markers": {"probe": ""}}));
+    let r = stand_in(
+        "codex",
+        &unattended("codex", "hi", "m", work.path()),
+        work.path(),
+        &s.env(),
+    );
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr.contains("`markers.probe` is empty"),
+        "{}",
+        r.stderr
+    );
     let r = stand_in(
         "codex",
         &unattended("codex", "hi", "m", work.path()),
