@@ -27,7 +27,7 @@ fn main() -> ExitCode {
         cli::Command::Reason(command) => commands::reason::run(&command),
         cli::Command::Lumen(command) => commands::lumen::run(&command),
         cli::Command::Vela(command) => commands::vela::run(&command),
-        cli::Command::StandIn(args) => zurdo_harness::standin::main(&args.cli, &args.args),
+        cli::Command::StandIn(args) => zurdo_standin::main(&args.cli, &args.args),
     };
     ExitCode::from(code)
 }

@@ -8,13 +8,14 @@ use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
+use zurdo_standin::{Attempt, Markers, PromptRule, Script, SCRIPT_ENV};
+
 use super::EXIT_INVALID;
 use crate::cli::DemoArgs;
 use crate::prompt::RETRY_MARKER;
 use crate::reason::REASON_PREFIX;
 use crate::run::probe::PROBE_PREFIX;
 use crate::run::{self, Options};
-use crate::standin::{Attempt, Markers, PromptRule, Script, SCRIPT_ENV};
 
 /// The embedded example PRD.
 pub const DEMO_PRD: &str = "# PRD: zurdo demo

@@ -1,16 +1,21 @@
-//! The scripted stand-in agent: `zurdo stand-in <claude|codex|copilot|gemini>
-//! <that CLI's own arguments>…` behaves like the real CLI driven unattended —
-//! same flags, same traps, same event stream on stdout, same exit codes — but
-//! does what a script says instead of asking a model. zurdo's bundled demo
-//! uses it (with a script of its own) when no agent is installed, and the
-//! tests point a provider's `command` at a two-line wrapper:
+//! The scripted stand-in agent: `zurdo-standin <claude|codex|copilot|gemini>
+//! <that CLI's own arguments>…` (or, the same through zurdo, `zurdo stand-in
+//! <cli> …`) behaves like the real CLI driven unattended — same flags, same
+//! traps, same event stream on stdout, same exit codes — but does what a
+//! script says instead of asking a model. It knows only the CLIs' public
+//! behaviour, nothing of zurdo: whatever makes a prompt special (a probe, a
+//! reasoner call) is declared by the script. zurdo's bundled demo uses it
+//! (with a script of its own) when no agent is installed, and zurdo's tests
+//! point a provider's `command` at a two-line wrapper:
 //!
 //! ```sh
 //! #!/bin/sh
 //! exec /path/to/zurdo stand-in codex "$@"
 //! ```
 //!
-//! It never reads stdin and ends as soon as its script is done.
+//! It never reads stdin and ends as soon as its script is done. [`main`]
+//! runs it; the [`Script`] types are the script's format, for programs that
+//! write one.
 //!
 //! # Command lines accepted
 //!
@@ -27,10 +32,10 @@
 //!
 //! Other output formats work too (claude `text`/`json`, codex without
 //! `--json`, copilot `text`, gemini `text`/`json`), as do the version flags,
-//! `claude auth status` and `codex login status`. (A `--version`, `-V`,
-//! `--help` or `-h` right after the CLI's name is taken by zurdo's own
-//! argument parser; claude, copilot and gemini also answer `-v`, codex
-//! `exec --version`.) The working directory is
+//! `claude auth status` and `codex login status`. (Through `zurdo stand-in`,
+//! a `--version`, `-V`, `--help` or `-h` right after the CLI's name is taken
+//! by zurdo's own argument parser; claude, copilot and gemini also answer
+//! `-v`, codex `exec --version`.) The working directory is
 //! `-C` for codex and copilot and the process's own for claude and gemini.
 //!
 //! # The traps, with the real messages
