@@ -14,31 +14,40 @@ use serde::{Deserialize, Deserializer, Serialize};
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Script {
-    /// The N-th non-probe invocation (0-based, counted in `<script>.count`)
-    /// performs `attempts[N]`; past the end the last one repeats; with none,
-    /// an attempt with every field at its default.
+    /// The N-th invocation that is neither a probe nor a reasoner call
+    /// (0-based, counted in `<script>.count`) performs `attempts[N]`; past
+    /// the end the last one repeats; with none, an attempt with every field
+    /// at its default.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub attempts: Vec<Attempt>,
     /// Checked first, in order: the first rule whose `contains` occurs in
     /// the prompt supplies the attempt (the counter still advances).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub on_prompt: Vec<PromptRule>,
     /// Reasoner calls (a prompt starting with the `reasoner` marker): the
     /// first rule whose `contains` occurs in the prompt supplies the
     /// attempt; none consumes an attempt.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub reason: Vec<PromptRule>,
     /// What a probe (a prompt starting with the `probe` marker) does;
     /// default: answer `OK` with a little usage.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub probe: Option<Attempt>,
     /// The prompt prefixes that make an invocation a probe or a reasoner
     /// call; with none declared, no prompt is special.
+    #[serde(skip_serializing_if = "is_default")]
     pub markers: Markers,
     /// Models that fail, by the name passed on the command line (or, for
     /// Claude, the name an alias resolves to).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub models: BTreeMap<String, ModelStatus>,
     /// Whether the CLI is logged in.
+    #[serde(skip_serializing_if = "is_default")]
     pub auth: Auth,
     /// A file that gets one JSON line per invocation (`cli`, `args`, `cwd`,
     /// `workdir`, `prompt`, `probe`, `reasoner`, `attempt`); relative to the
     /// script's directory.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub log: Option<PathBuf>,
 }
 
@@ -101,37 +110,55 @@ pub struct PromptRule {
 #[serde(default, deny_unknown_fields)]
 pub struct Attempt {
     /// Write the prompt received to this file (relative to the working dir).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub echo_prompt_to: Option<PathBuf>,
     /// Tool calls reported in the stream without doing anything.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub tool_calls: Vec<ToolCallSpec>,
     /// Files to create or overwrite: path (relative to the working dir) →
     /// contents.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub write: BTreeMap<String, String>,
     /// Text to append to files (created when missing).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub append: BTreeMap<String, String>,
     /// Files or directories to delete.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub delete: Vec<String>,
     /// Shell commands (`sh -c`, in the working dir, stdin closed).
+    #[serde(skip_serializing_if = "is_default")]
     pub run: Commands,
     /// Non-fatal retry notices emitted first (Claude `api_retry`, Codex
     /// `Reconnecting...` errors, Gemini's stderr lines, Copilot warnings).
+    #[serde(skip_serializing_if = "is_default")]
     pub retries: u32,
     /// Sleep this long after the actions, before the final answer.
+    #[serde(skip_serializing_if = "is_default")]
     pub sleep_ms: u64,
     /// Text written to stderr after the actions.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub stderr: Option<String>,
     /// The final assistant text; default `Done.` (`OK` for probes). An
     /// empty string emits no assistant text at all.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
     /// Token counts; absent → defaults; `null` → the stream carries none.
     #[serde(deserialize_with = "present", skip_serializing_if = "Option::is_none")]
     pub usage: Option<Option<Tokens>>,
     /// Claude's `total_cost_usd`; default computed from the tokens.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub cost_usd: Option<f64>,
     /// A run-level error, reported the CLI's way after the actions.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<ErrorSpec>,
     /// The process exit status; default 0, or the CLI's own on an error.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub exit: Option<u8>,
+}
+
+/// Whether a field holds its default (so a written script leaves it out).
+fn is_default<T: Default + PartialEq>(value: &T) -> bool {
+    *value == T::default()
 }
 
 fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<Tokens>>, D::Error> {
@@ -408,6 +435,15 @@ mod tests {
                 ..Tokens::default()
             }))
         );
+    }
+
+    #[test]
+    fn a_written_script_holds_only_what_differs_and_reads_back() {
+        assert_eq!(serde_json::to_string(&Script::default()).unwrap(), "{}");
+        assert_eq!(serde_json::to_string(&Attempt::default()).unwrap(), "{}");
+        let text = r#"{"attempts":[{"write":{"a":"b"},"retries":2,"usage":null}],"markers":{"probe":"P:"},"auth":"missing"}"#;
+        let script: Script = serde_json::from_str(text).unwrap();
+        assert_eq!(serde_json::to_string(&script).unwrap(), text);
     }
 
     #[test]
