@@ -79,7 +79,7 @@ pub enum Command {
     Vela(VelaCommand),
 
     /// A scripted stand-in for an agent CLI (the demo agent and the tests'
-    /// agents): `zurdo stand-in <claude|codex|copilot|gemini> <that CLI's args>…`.
+    /// agents; the zurdo-standin crate): `zurdo stand-in <claude|codex|copilot|gemini> <that CLI's args>…`.
     #[command(hide = true, disable_help_flag = true, disable_version_flag = true)]
     StandIn(StandInArgs),
 }

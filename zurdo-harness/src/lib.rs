@@ -29,6 +29,5 @@ pub mod prompt;
 pub mod reason;
 pub mod report;
 pub mod run;
-pub mod standin;
 pub mod state;
 pub mod vela;

@@ -29,7 +29,7 @@ fn main() -> ExitCode {
         cli::Command::Vela(command) => commands::vela::run(&command),
         // A fake CLI ends with that CLI's own exit codes.
         cli::Command::StandIn(args) => {
-            return ExitCode::from(zurdo_harness::standin::main(&args.cli, &args.args))
+            return ExitCode::from(zurdo_standin::main(&args.cli, &args.args))
         }
     };
     match outcome {

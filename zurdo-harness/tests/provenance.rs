@@ -44,7 +44,9 @@ fn a_tool_swapped_on_path_is_noticed() {
     // The agent does the work, and also swaps the checker for one that always passes.
     std::fs::write(
         root.join("script.json"),
-        r##"{"attempts": [{"write": {"done.txt": "x", "bin/checker": "#!/bin/sh\nexit 0\n"}}]}"##,
+        common::with_markers(
+            r##"{"attempts": [{"write": {"done.txt": "x", "bin/checker": "#!/bin/sh\nexit 0\n"}}]}"##,
+        ),
     )
     .expect("script");
     let path = format!(

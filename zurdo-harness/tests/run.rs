@@ -159,11 +159,14 @@ impl Scratch {
         self.write(PRD_PATH, text);
     }
 
-    /// Writes the stand-in's script (with a `log` unless it names one) and
-    /// resets its counters.
+    /// Writes the stand-in's script (with a `log` and zurdo's markers
+    /// unless it names its own) and resets its counters.
     fn script(&self, mut script: Value) {
         if script.get("log").is_none() {
             script["log"] = json!("invocations.jsonl");
+        }
+        if script.get("markers").is_none() {
+            script["markers"] = common::markers();
         }
         std::fs::write(
             self.agent.join("script.json"),

@@ -4,11 +4,17 @@
 //! zurdo's verification catches it, the retry prompt carries the failing
 //! evidence, and the second attempt passes.
 
+use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
+use zurdo_standin::{Attempt, Markers, PromptRule, Script, SCRIPT_ENV};
+
 use crate::cli::DemoArgs;
 use crate::error::{Error, Outcome};
+use crate::prompt::RETRY_MARKER;
+use crate::reason::REASON_PREFIX;
+use crate::run::probe::PROBE_PREFIX;
 use crate::run::{self, Options};
 
 /// The embedded example PRD.
@@ -51,6 +57,40 @@ A human reads the greeting and approves it.
 - [ ] a person approves the wording [manual]
 ";
 
+/// Where the demo's stand-in script is written, under the example
+/// repository.
+pub const SCRIPT_PATH: &str = ".zurdo/demo-script.json";
+
+/// The demo agent's script: a first attempt writes `greeting.txt` subtly
+/// wrong (`hello world`); a retry, a prompt holding [`RETRY_MARKER`], writes
+/// it right (`Hello, world!`). Probes and reasoner calls are told apart by
+/// zurdo's own prefixes, so neither consumes an attempt.
+pub fn script() -> Script {
+    let greeting = |text: &str| BTreeMap::from([("greeting.txt".to_string(), text.to_string())]);
+    let wrong = Attempt {
+        write: greeting("hello world\n"),
+        text: Some("Created greeting.txt with the greeting.".into()),
+        ..Attempt::default()
+    };
+    let right = Attempt {
+        write: greeting("Hello, world!\n"),
+        text: Some("Fixed greeting.txt: it now reads exactly `Hello, world!` (capitalised, with the comma and the exclamation mark).".into()),
+        ..Attempt::default()
+    };
+    Script {
+        attempts: vec![wrong],
+        on_prompt: vec![PromptRule {
+            contains: RETRY_MARKER.to_string(),
+            attempt: right,
+        }],
+        markers: Markers {
+            probe: Some(PROBE_PREFIX.to_string()),
+            reasoner: Some(REASON_PREFIX.to_string()),
+        },
+        ..Script::default()
+    }
+}
+
 /// Runs the demo and returns its exit status.
 pub fn run(args: &DemoArgs) -> Outcome {
     let dir = match &args.dir {
@@ -83,8 +123,8 @@ pub fn run(args: &DemoArgs) -> Outcome {
     Ok(exit)
 }
 
-/// Writes the example repository: the PRD, a README, and a config whose
-/// anthropic command is the stand-in.
+/// Writes the example repository: the PRD, a README, the demo agent's
+/// script, and a config whose anthropic command is the stand-in reading it.
 fn lay_out(dir: &Path) -> std::io::Result<()> {
     std::fs::create_dir_all(dir.join("prds"))?;
     std::fs::create_dir_all(dir.join(".zurdo"))?;
@@ -94,12 +134,22 @@ fn lay_out(dir: &Path) -> std::io::Result<()> {
         "# demo\n\nAn example repository for `zurdo demo`.\n",
     )?;
     let _ = std::fs::remove_file(dir.join("greeting.txt"));
+    let script_path = dir.join(SCRIPT_PATH);
+    let text = serde_json::to_string_pretty(&script()).map_err(std::io::Error::other)?;
+    std::fs::write(&script_path, format!("{text}\n"))?;
+    for counter in ["count", "probes", "reasons"] {
+        let _ = std::fs::remove_file(dir.join(format!("{SCRIPT_PATH}.{counter}")));
+    }
     let exe: PathBuf = std::env::current_exe()?;
     let agent = dir.join(".zurdo/demo-agent");
-    let quoted = exe.display().to_string().replace('\'', "'\\''");
+    let quote = |p: &Path| p.display().to_string().replace('\'', "'\\''");
     std::fs::write(
         &agent,
-        format!("#!/bin/sh\nexec '{quoted}' stand-in claude \"$@\"\n"),
+        format!(
+            "#!/bin/sh\n{SCRIPT_ENV}='{}'\nexport {SCRIPT_ENV}\nexec '{}' stand-in claude \"$@\"\n",
+            quote(&script_path),
+            quote(&exe)
+        ),
     )?;
     std::fs::set_permissions(&agent, std::fs::Permissions::from_mode(0o755))?;
     let config = format!(
@@ -108,4 +158,22 @@ fn lay_out(dir: &Path) -> std::io::Result<()> {
         agent.display()
     );
     std::fs::write(dir.join(".zurdo/config.toml"), config)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_demo_is_wrong_first_and_right_on_retry() {
+        let demo = script();
+        let first = demo.attempt_for(0, "# Task\nwrite the greeting");
+        assert_eq!(first.write["greeting.txt"], "hello world\n");
+        let retry = demo.attempt_for(1, &format!("# Task\n{RETRY_MARKER}\n[grep] failed"));
+        assert_eq!(retry.write["greeting.txt"], "Hello, world!\n");
+        assert!(demo.markers.is_probe(&format!("{PROBE_PREFIX} reply OK")));
+        assert!(demo
+            .markers
+            .is_reasoner(&format!("{REASON_PREFIX} diagnosis")));
+    }
 }

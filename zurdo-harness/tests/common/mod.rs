@@ -19,6 +19,29 @@ pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
+/// `script` (a stand-in script's JSON) with zurdo's own prompt markers
+/// declared, so the stand-in tells its probes and reasoner calls from
+/// attempts; unchanged when it declares markers itself or is not a JSON
+/// object (a test of a bad script).
+pub fn with_markers(script: &str) -> String {
+    match serde_json::from_str::<serde_json::Value>(script) {
+        Ok(serde_json::Value::Object(mut fields)) if !fields.contains_key("markers") => {
+            fields.insert("markers".into(), markers());
+            serde_json::Value::Object(fields).to_string()
+        }
+        _ => script.to_string(),
+    }
+}
+
+/// The stand-in script's `markers`: the prefixes zurdo's probes and
+/// reasoner calls start with.
+pub fn markers() -> serde_json::Value {
+    serde_json::json!({
+        "probe": zurdo_harness::run::probe::PROBE_PREFIX,
+        "reasoner": zurdo_harness::reason::REASON_PREFIX,
+    })
+}
+
 /// A temp dir marked as a repository root (`.git/`) holding `files`.
 pub fn repo<B: AsRef<[u8]>>(files: &[(&str, B)]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -34,7 +57,8 @@ pub fn repo<B: AsRef<[u8]>>(files: &[(&str, B)]) -> tempfile::TempDir {
 /// A scratch repository for `zurdo run`: `prds/p.md` holding `prd`, the
 /// `files` given, and `.zurdo/config.toml` whose anthropic command is a
 /// wrapper running `zurdo stand-in claude` (effort `low` = `haiku`), with
-/// `config_extra` appended. The stand-in's script is `.zurdo/script.json`.
+/// `config_extra` appended. The stand-in's script is `.zurdo/script.json`
+/// ([`with_markers`]).
 /// With `real_git` the root is a `git init` repository, else a `.git/`
 /// marker makes it the root.
 pub fn run_repo(
@@ -101,7 +125,7 @@ pub fn run_repo_in(
         format!("[providers.anthropic]\ncommand = \"{}\"\n[effort_map.anthropic]\nlow = \"haiku\"\n{config_extra}", agent.display()),
     )
     .expect("config");
-    std::fs::write(root.join(".zurdo/script.json"), script).expect("script");
+    std::fs::write(root.join(".zurdo/script.json"), with_markers(script)).expect("script");
     dir
 }
 

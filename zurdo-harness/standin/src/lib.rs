@@ -1,16 +1,21 @@
-//! The scripted stand-in agent: `zurdo stand-in <claude|codex|copilot|gemini>
-//! <that CLI's own arguments>…` behaves like the real CLI driven unattended —
-//! same flags, same traps, same event stream on stdout, same exit codes — but
-//! does what a script says instead of asking a model. zurdo's bundled demo
-//! uses it when no agent is installed, and the tests point a provider's
-//! `command` at a two-line wrapper:
+//! The scripted stand-in agent: `zurdo-standin <claude|codex|copilot|gemini>
+//! <that CLI's own arguments>…` (or, the same through zurdo, `zurdo stand-in
+//! <cli> …`) behaves like the real CLI driven unattended — same flags, same
+//! traps, same event stream on stdout, same exit codes — but does what a
+//! script says instead of asking a model. It knows only the CLIs' public
+//! behaviour, nothing of zurdo: whatever makes a prompt special (a probe, a
+//! reasoner call) is declared by the script. zurdo's bundled demo uses it
+//! (with a script of its own) when no agent is installed, and zurdo's tests
+//! point a provider's `command` at a two-line wrapper:
 //!
 //! ```sh
 //! #!/bin/sh
 //! exec /path/to/zurdo stand-in codex "$@"
 //! ```
 //!
-//! It never reads stdin and ends as soon as its script is done.
+//! It never reads stdin and ends as soon as its script is done. [`main`]
+//! runs it; the [`Script`] types are the script's format, for programs that
+//! write one.
 //!
 //! # Command lines accepted
 //!
@@ -27,10 +32,10 @@
 //!
 //! Other output formats work too (claude `text`/`json`, codex without
 //! `--json`, copilot `text`, gemini `text`/`json`), as do the version flags,
-//! `claude auth status` and `codex login status`. (A `--version`, `-V`,
-//! `--help` or `-h` right after the CLI's name is taken by zurdo's own
-//! argument parser; claude, copilot and gemini also answer `-v`, codex
-//! `exec --version`.) The working directory is
+//! `claude auth status` and `codex login status`. (Through `zurdo stand-in`,
+//! a `--version`, `-V`, `--help` or `-h` right after the CLI's name is taken
+//! by zurdo's own argument parser; claude, copilot and gemini also answer
+//! `-v`, codex `exec --version`.) The working directory is
 //! `-C` for codex and copilot and the process's own for claude and gemini.
 //!
 //! # The traps, with the real messages
@@ -65,8 +70,10 @@
 //!     {"write": {"src/lib.rs": "pub fn f() {}\n"}, "text": "Wrote f.", "echo_prompt_to": "/tmp/t/prompt-1.txt"},
 //!     {"append": {"src/lib.rs": "pub fn g() {}\n"}, "run": "cargo fmt", "usage": {"input_tokens": 900, "output_tokens": 40}}
 //!   ],
-//!   "on_prompt": [{"contains": "# What failed", "attempt": {"text": "retrying"}}],
+//!   "on_prompt": [{"contains": "try again", "attempt": {"text": "retrying"}}],
+//!   "markers": {"probe": "probe:", "reasoner": "reason:"},
 //!   "probe": {"text": "OK"},
+//!   "reason": [{"contains": "diagnosis", "attempt": {"text": "a guess"}}],
 //!   "models": {"gpt-9": "unknown", "opus-max": "plan", "sso-only": "unauthenticated"},
 //!   "auth": "ok",
 //!   "log": "invocations.jsonl"
@@ -76,20 +83,26 @@
 //! Every field is optional and unknown fields are refused (typos fail loud:
 //! stderr `zurdo stand-in: …`, exit 2, as for an unreadable script).
 //!
-//! * `attempts`: the N-th non-probe invocation (N from 0, counted in
-//!   `<script>.count` under an exclusive `flock`) performs `attempts[N]`;
-//!   past the end the last attempt repeats; with none, a default attempt
-//!   (no actions, text `Done.`).
+//! * `attempts`: the N-th invocation that is neither a probe nor a reasoner
+//!   call (N from 0, counted in `<script>.count` under an exclusive `flock`)
+//!   performs `attempts[N]`; past the end the last attempt repeats; with
+//!   none, a default attempt (no actions, text `Done.`).
 //! * `on_prompt`: checked before `attempts`; the first rule whose `contains`
 //!   occurs in the prompt supplies the attempt. The counter still advances.
-//! * `probe`: the attempt a probe performs. A probe is a prompt starting with
-//!   [`PROBE_PREFIX`]; it never consumes an attempt (probes are counted in
-//!   `<script>.probes` instead). Default: text `OK`, 12 input and 1 output
-//!   tokens.
-//! * `reason`: rules like `on_prompt`'s for reasoner calls (a prompt
-//!   starting with `zurdo-reason:`: a diagnosis or a lesson extraction).
-//!   They never consume an attempt (counted in `<script>.reasons`); with no
-//!   matching rule the reasoner answers an empty text.
+//! * `markers`: `{"probe": "…", "reasoner": "…"}`, each optional (an empty
+//!   one is refused like a typo): the prompt prefixes that make an
+//!   invocation special. A prompt starting with the `probe` marker is a
+//!   model probe, one starting with the `reasoner` marker a reasoner call
+//!   (the probe wins when both match). With no markers declared no prompt
+//!   is special: every invocation is an attempt. (zurdo prefixes its probes
+//!   and reasoner calls; its demo and tests declare those prefixes here.)
+//! * `probe`: the attempt a probe performs. A probe never consumes an
+//!   attempt (probes are counted in `<script>.probes` instead). Default:
+//!   text `OK`, 12 input and 1 output tokens.
+//! * `reason`: rules like `on_prompt`'s for reasoner calls (a diagnosis or a
+//!   lesson extraction). They never consume an attempt (counted in
+//!   `<script>.reasons`); with no matching rule the reasoner answers an
+//!   empty text.
 //! * `models`: `"unknown"`, `"plan"` (plan-gated), `"unauthenticated"` or
 //!   `"ok"`, keyed by the model named on the command line (or the CLI's
 //!   default model; for claude also the full name an alias resolves to:
@@ -117,8 +130,9 @@
 //!   the trust check, as the real one).
 //! * `log`: a file (relative to the script's directory) that gets one JSON
 //!   line per invocation: `{"cli", "args", "cwd", "workdir", "prompt",
-//!   "probe", "reasoner", "attempt"}` (`attempt` is the counter value, null
-//!   for probes, reasoner calls and invocations refused before one was
+//!   "probe", "reasoner", "attempt"}` (`probe` and `reasoner` say what the
+//!   markers made of the prompt; `attempt` is the counter value, null for
+//!   probes, reasoner calls and invocations refused before one was
 //!   consumed).
 //!
 //! An attempt, every field optional, performed in this order:
@@ -171,9 +185,9 @@
 //!
 //! # Without a script
 //!
-//! [`demo_script`]: the demo agent. A first attempt writes `greeting.txt` as
-//! `hello world` (subtly wrong); a prompt holding [`RETRY_MARKER`] (zurdo's
-//! retry heading) writes `Hello, world!`.
+//! With `ZURDO_STAND_IN_SCRIPT` unset (or empty) the stand-in acts as for an
+//! empty script: every invocation performs the default attempt (no actions,
+//! text `Done.`) and no counters are kept.
 //!
 //! # Streams
 //!
@@ -191,7 +205,7 @@ mod gemini;
 mod script;
 
 pub use script::{
-    demo_script, Attempt, Auth, Commands, ErrorKind, ErrorSpec, ModelStatus, PromptRule, Script,
+    Attempt, Auth, Commands, ErrorKind, ErrorSpec, Markers, ModelStatus, PromptRule, Script,
     Tokens, ToolCallSpec,
 };
 
@@ -201,14 +215,6 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::{json, Value};
-
-/// The heading zurdo's retry prompts carry; the demo agent writes the right
-/// file only when it sees it.
-pub use crate::prompt::RETRY_MARKER;
-
-/// What a model probe's prompt starts with; a probe never consumes an
-/// attempt.
-pub use crate::run::probe::PROBE_PREFIX;
 
 /// The environment variable naming the script.
 pub const SCRIPT_ENV: &str = "ZURDO_STAND_IN_SCRIPT";
@@ -248,16 +254,6 @@ pub(crate) struct Invocation {
 }
 
 impl Invocation {
-    /// Whether this is a model probe.
-    pub fn is_probe(&self) -> bool {
-        self.prompt.starts_with(PROBE_PREFIX)
-    }
-
-    /// Whether this is a reasoner call (a diagnosis or a lesson extraction).
-    pub fn is_reasoner(&self) -> bool {
-        self.prompt.starts_with(crate::reason::REASON_PREFIX)
-    }
-
     /// A path from a script, resolved against the working dir.
     pub fn path(&self, p: &Path) -> PathBuf {
         if p.is_absolute() {
@@ -268,17 +264,17 @@ impl Invocation {
     }
 }
 
-/// The loaded script and where it lives (none for the demo).
+/// The loaded script and where it lives (none without a script).
 pub(crate) struct Loaded {
     pub script: Script,
     pub path: Option<PathBuf>,
 }
 
-/// Loads the script named by [`SCRIPT_ENV`], or the demo.
+/// Loads the script named by [`SCRIPT_ENV`], or an empty one.
 pub(crate) fn load_script() -> Result<Loaded, u8> {
     match std::env::var_os(SCRIPT_ENV).filter(|v| !v.is_empty()) {
         None => Ok(Loaded {
-            script: demo_script(),
+            script: Script::default(),
             path: None,
         }),
         Some(p) => {
@@ -400,8 +396,8 @@ pub(crate) fn drive(inv: &Invocation, model_names: &[&str], agent: &mut dyn Agen
         Err(code) => return code,
     };
     let script = &loaded.script;
-    let probe = inv.is_probe();
-    let reasoner = inv.is_reasoner();
+    let probe = script.markers.is_probe(&inv.prompt);
+    let reasoner = script.markers.is_reasoner(&inv.prompt);
     let status = script.model_status(model_names);
     let log = |index: Option<u64>| {
         let (Some(log), Some(path)) = (&script.log, &loaded.path) else {

@@ -10,35 +10,87 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Deserializer, Serialize};
 
-use super::RETRY_MARKER;
-
 /// A whole script: every invocation of the stand-in reads it afresh.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Script {
-    /// The N-th non-probe invocation (0-based, counted in `<script>.count`)
-    /// performs `attempts[N]`; past the end the last one repeats; with none,
-    /// an attempt with every field at its default.
+    /// The N-th invocation that is neither a probe nor a reasoner call
+    /// (0-based, counted in `<script>.count`) performs `attempts[N]`; past
+    /// the end the last one repeats; with none, an attempt with every field
+    /// at its default.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub attempts: Vec<Attempt>,
     /// Checked first, in order: the first rule whose `contains` occurs in
     /// the prompt supplies the attempt (the counter still advances).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub on_prompt: Vec<PromptRule>,
-    /// Reasoner calls (a prompt starting with `zurdo-reason:`): the first
-    /// rule whose `contains` occurs in the prompt supplies the attempt;
-    /// none consumes an attempt.
+    /// Reasoner calls (a prompt starting with the `reasoner` marker): the
+    /// first rule whose `contains` occurs in the prompt supplies the
+    /// attempt; none consumes an attempt.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub reason: Vec<PromptRule>,
-    /// What a probe (a prompt starting with `zurdo-probe:`) does; default:
-    /// answer `OK` with a little usage.
+    /// What a probe (a prompt starting with the `probe` marker) does;
+    /// default: answer `OK` with a little usage.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub probe: Option<Attempt>,
+    /// The prompt prefixes that make an invocation a probe or a reasoner
+    /// call; with none declared, no prompt is special.
+    #[serde(skip_serializing_if = "is_default")]
+    pub markers: Markers,
     /// Models that fail, by the name passed on the command line (or, for
     /// Claude, the name an alias resolves to).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub models: BTreeMap<String, ModelStatus>,
     /// Whether the CLI is logged in.
+    #[serde(skip_serializing_if = "is_default")]
     pub auth: Auth,
     /// A file that gets one JSON line per invocation (`cli`, `args`, `cwd`,
-    /// `workdir`, `prompt`, `probe`, `attempt`); relative to the script's
-    /// directory.
+    /// `workdir`, `prompt`, `probe`, `reasoner`, `attempt`); relative to the
+    /// script's directory.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub log: Option<PathBuf>,
+}
+
+/// What a prompt starts with to be special. Neither marker may be empty
+/// (an empty one would make every prompt special); when a prompt starts
+/// with both, it is a probe.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Markers {
+    /// A prompt starting with this is a model probe: it performs the
+    /// script's `probe` and consumes no attempt.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub probe: Option<String>,
+    /// A prompt starting with this is a reasoner call: it is answered from
+    /// the script's `reason` rules and consumes no attempt.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reasoner: Option<String>,
+}
+
+impl Markers {
+    /// Whether `prompt` is a model probe.
+    pub fn is_probe(&self, prompt: &str) -> bool {
+        starts_with(prompt, self.probe.as_deref())
+    }
+
+    /// Whether `prompt` is a reasoner call (and not a probe).
+    pub fn is_reasoner(&self, prompt: &str) -> bool {
+        !self.is_probe(prompt) && starts_with(prompt, self.reasoner.as_deref())
+    }
+
+    /// Refuses an empty marker.
+    fn check(&self) -> Result<(), String> {
+        for (name, marker) in [("probe", &self.probe), ("reasoner", &self.reasoner)] {
+            if marker.as_deref() == Some("") {
+                return Err(format!("`markers.{name}` is empty (it would make every prompt special; leave it out instead)"));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn starts_with(prompt: &str, marker: Option<&str>) -> bool {
+    marker.is_some_and(|m| !m.is_empty() && prompt.starts_with(m))
 }
 
 /// An attempt chosen by the prompt's content.
@@ -58,37 +110,55 @@ pub struct PromptRule {
 #[serde(default, deny_unknown_fields)]
 pub struct Attempt {
     /// Write the prompt received to this file (relative to the working dir).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub echo_prompt_to: Option<PathBuf>,
     /// Tool calls reported in the stream without doing anything.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub tool_calls: Vec<ToolCallSpec>,
     /// Files to create or overwrite: path (relative to the working dir) →
     /// contents.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub write: BTreeMap<String, String>,
     /// Text to append to files (created when missing).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub append: BTreeMap<String, String>,
     /// Files or directories to delete.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub delete: Vec<String>,
     /// Shell commands (`sh -c`, in the working dir, stdin closed).
+    #[serde(skip_serializing_if = "is_default")]
     pub run: Commands,
     /// Non-fatal retry notices emitted first (Claude `api_retry`, Codex
     /// `Reconnecting...` errors, Gemini's stderr lines, Copilot warnings).
+    #[serde(skip_serializing_if = "is_default")]
     pub retries: u32,
     /// Sleep this long after the actions, before the final answer.
+    #[serde(skip_serializing_if = "is_default")]
     pub sleep_ms: u64,
     /// Text written to stderr after the actions.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub stderr: Option<String>,
     /// The final assistant text; default `Done.` (`OK` for probes). An
     /// empty string emits no assistant text at all.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
     /// Token counts; absent → defaults; `null` → the stream carries none.
     #[serde(deserialize_with = "present", skip_serializing_if = "Option::is_none")]
     pub usage: Option<Option<Tokens>>,
     /// Claude's `total_cost_usd`; default computed from the tokens.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub cost_usd: Option<f64>,
     /// A run-level error, reported the CLI's way after the actions.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<ErrorSpec>,
     /// The process exit status; default 0, or the CLI's own on an error.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub exit: Option<u8>,
+}
+
+/// Whether a field holds its default (so a written script leaves it out).
+fn is_default<T: Default + PartialEq>(value: &T) -> bool {
+    *value == T::default()
 }
 
 fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<Tokens>>, D::Error> {
@@ -263,8 +333,13 @@ impl Script {
     pub fn load(path: &Path) -> Result<Script, String> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        serde_json::from_str(&text)
-            .map_err(|e| format!("{} is not a valid script: {e}", path.display()))
+        let script: Script = serde_json::from_str(&text)
+            .map_err(|e| format!("{} is not a valid script: {e}", path.display()))?;
+        script
+            .markers
+            .check()
+            .map_err(|e| format!("{} is not a valid script: {e}", path.display()))?;
+        Ok(script)
     }
 
     /// The attempt for a non-probe invocation numbered `index` (0-based)
@@ -308,30 +383,6 @@ impl Script {
             .iter()
             .find_map(|n| self.models.get(*n).copied())
             .unwrap_or_default()
-    }
-}
-
-/// The demo agent used when no script is named: a first attempt writes
-/// `greeting.txt` subtly wrong (`hello world`), a retry — a prompt holding
-/// [`RETRY_MARKER`] — writes it right (`Hello, world!`).
-pub fn demo_script() -> Script {
-    let wrong = Attempt {
-        write: BTreeMap::from([("greeting.txt".to_string(), "hello world\n".to_string())]),
-        text: Some("Created greeting.txt with the greeting.".into()),
-        ..Attempt::default()
-    };
-    let right = Attempt {
-        write: BTreeMap::from([("greeting.txt".to_string(), "Hello, world!\n".to_string())]),
-        text: Some("Fixed greeting.txt: it now reads exactly `Hello, world!` (capitalised, with the comma and the exclamation mark).".into()),
-        ..Attempt::default()
-    };
-    Script {
-        attempts: vec![wrong],
-        on_prompt: vec![PromptRule {
-            contains: RETRY_MARKER.to_string(),
-            attempt: right,
-        }],
-        ..Script::default()
     }
 }
 
@@ -387,6 +438,15 @@ mod tests {
     }
 
     #[test]
+    fn a_written_script_holds_only_what_differs_and_reads_back() {
+        assert_eq!(serde_json::to_string(&Script::default()).unwrap(), "{}");
+        assert_eq!(serde_json::to_string(&Attempt::default()).unwrap(), "{}");
+        let text = r#"{"attempts":[{"write":{"a":"b"},"retries":2,"usage":null}],"markers":{"probe":"P:"},"auth":"missing"}"#;
+        let script: Script = serde_json::from_str(text).unwrap();
+        assert_eq!(serde_json::to_string(&script).unwrap(), text);
+    }
+
+    #[test]
     fn typos_are_refused() {
         assert!(serde_json::from_str::<Attempt>(r#"{"wirte": {}}"#).is_err());
         assert!(serde_json::from_str::<Script>(r#"{"attempt": []}"#).is_err());
@@ -405,12 +465,26 @@ mod tests {
     }
 
     #[test]
-    fn the_demo_is_wrong_first_and_right_on_retry() {
-        let demo = demo_script();
-        let first = demo.attempt_for(0, "# Task\nwrite the greeting");
-        assert_eq!(first.write["greeting.txt"], "hello world\n");
-        let retry = demo.attempt_for(1, &format!("# Task\n{RETRY_MARKER}\n[grep] failed"));
-        assert_eq!(retry.write["greeting.txt"], "Hello, world!\n");
+    fn markers_are_opt_in() {
+        let none = Markers::default();
+        assert!(!none.is_probe("P: hi"));
+        assert!(!none.is_reasoner("R: lesson"));
+        let m: Markers = serde_json::from_str(r#"{"probe": "P:", "reasoner": "R:"}"#).unwrap();
+        assert!(m.is_probe("P: hi") && !m.is_reasoner("P: hi"));
+        assert!(m.is_reasoner("R: lesson") && !m.is_probe("R: lesson"));
+        assert!(!m.is_probe("say P: later") && !m.is_reasoner("say R: later"));
+        let same = Markers {
+            probe: Some("X".into()),
+            reasoner: Some("X".into()),
+        };
+        assert!(same.is_probe("X") && !same.is_reasoner("X"), "a probe wins");
+        assert!(serde_json::from_str::<Markers>(r#"{"probes": "P:"}"#).is_err());
+        let empty = Markers {
+            probe: Some(String::new()),
+            reasoner: None,
+        };
+        assert!(empty.check().is_err());
+        assert!(!empty.is_probe("anything"));
     }
 
     #[test]
