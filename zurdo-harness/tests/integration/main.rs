@@ -1,8 +1,26 @@
-//! The harness's integration tests, one binary with a module per concern
-//! (as cargo-nextest keeps its own): each drives the built `zurdo` binary
-//! in a scratch repository.
+//! The harness's integration tests: one binary with a module per concern
+//! (as cargo-nextest keeps its own). Each drives the built `zurdo` binary
+//! in a scratch repository, with a stand-in agent speaking the real CLI's
+//! event stream through the real adapter path.
 
-#[path = "../common/mod.rs"]
 mod common;
 
+mod baseline;
+mod baselines;
+mod frozen;
+mod interrupt;
+mod lumen;
+mod policy;
+mod provenance;
+mod reason;
+mod red_team;
+mod report;
+mod resume_prompt;
+mod run;
 mod snapshots;
+mod standin;
+mod standing;
+mod validate;
+mod vela;
+mod verify;
+mod window;

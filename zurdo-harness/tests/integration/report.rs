@@ -1,11 +1,9 @@
 //! `zurdo report <prd>`: the run report from `prd.json`, its exit codes, and
 //! the files it leaves under `.zurdo/<slug>/reports/`.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 
-use common::{repo, text, zurdo};
+use crate::common::{repo, text, zurdo};
 use zurdo_harness::reason::diagnosis::{Block, Confidence, Verdict};
 use zurdo_harness::state::run_state::{
     DiagnosisRecord, Injected, RunState, Stall, Status, TaskState,

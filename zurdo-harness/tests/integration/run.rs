@@ -3,8 +3,6 @@
 //! provider's command, so every attempt goes through the real adapter path
 //! (command line, process group, event stream, verification, state).
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
@@ -166,7 +164,7 @@ impl Scratch {
             script["log"] = json!("invocations.jsonl");
         }
         if script.get("markers").is_none() {
-            script["markers"] = common::markers();
+            script["markers"] = crate::common::markers();
         }
         std::fs::write(
             self.agent.join("script.json"),
@@ -384,8 +382,8 @@ fn finish(mut command: Command) -> Out {
     };
     Out {
         code: output.status.code().unwrap_or(-1),
-        stdout: common::text(&output.stdout),
-        stderr: common::text(&output.stderr),
+        stdout: crate::common::text(&output.stdout),
+        stderr: crate::common::text(&output.stderr),
         elapsed: start.elapsed(),
     }
 }
@@ -1415,7 +1413,7 @@ fn state_where_prints_the_slug_dir_under_the_root() {
 
 #[test]
 fn init_writes_the_config_once_and_never_edits_gitignore() {
-    let dir = common::repo(&[(".gitignore", "target/\n")]);
+    let dir = crate::common::repo(&[(".gitignore", "target/\n")]);
     let run = |args: &[&str]| {
         let mut command = Command::new(env!("CARGO_BIN_EXE_zurdo"));
         command.args(args).current_dir(dir.path());

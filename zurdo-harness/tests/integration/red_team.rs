@@ -1,9 +1,7 @@
 //! Red team: a stand-in agent that deletes the failing test instead of
 //! fixing the code gets no pass — the test runner ran zero tests.
 
-mod common;
-
-use common::{run_repo, state, text, zurdo_run};
+use crate::common::{run_repo, state, text, zurdo_run};
 
 #[test]
 fn deleting_the_failing_test_is_caught_as_zero_tests() {

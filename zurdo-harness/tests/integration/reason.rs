@@ -4,13 +4,11 @@
 //! recovery that writes one lesson, a later run whose first prompt carries
 //! it, eviction, and the bounded evidence bundle.
 
-mod common;
-
 use std::path::Path;
 
 use serde_json::{json, Value};
 
-use common::{run_repo, state, state_dir, text, zurdo_run};
+use crate::common::{run_repo, state, state_dir, text, zurdo_run};
 
 /// One task whose criterion fails until `out/done.txt` exists.
 fn prd(max_attempts: u32) -> String {
@@ -347,7 +345,7 @@ fn a_lesson_surfaces_reactively_in_a_retry_prompt() {
     assert_eq!(injected[0]["attempt"], 2);
     // A preview never counts as a use.
     let before = std::fs::read(root.join(".zurdo/reason/usage.json")).expect("usage");
-    let preview = common::zurdo(&["reason", "match", "prds/p.md"], root);
+    let preview = crate::common::zurdo(&["reason", "match", "prds/p.md"], root);
     assert_eq!(preview.status.code(), Some(0));
     assert_eq!(
         std::fs::read(root.join(".zurdo/reason/usage.json")).expect("usage"),
@@ -621,7 +619,7 @@ fn reason_status_names_a_file_with_an_unknown_key_and_clear_deletes_the_library(
         false,
     );
     let root = dir.path();
-    let out = common::zurdo(&["reason", "status"], root);
+    let out = crate::common::zurdo(&["reason", "status"], root);
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}");
     assert!(stdout.contains("1 lesson(s)"), "{stdout}");
@@ -630,7 +628,7 @@ fn reason_status_names_a_file_with_an_unknown_key_and_clear_deletes_the_library(
         stdout.contains("lesson-22222222.md") && stdout.contains("author"),
         "the skipped file is named with its unknown key:\n{stdout}"
     );
-    let cleared = common::zurdo(&["reason", "clear"], root);
+    let cleared = crate::common::zurdo(&["reason", "clear"], root);
     assert_eq!(cleared.status.code(), Some(0));
     assert!(lesson_files(root).is_empty(), "{:?}", lesson_files(root));
 }

@@ -1,8 +1,6 @@
 //! `zurdo verify` end to end, through the built binary.
 
-mod common;
-
-use common::{repo, text, zurdo};
+use crate::common::{repo, text, zurdo};
 
 const PRD: &str = "# PRD: Demo\n\n## Task: task-b — Second\n**Effort**: low\n**Depends-on**: [task-a]\n\n\
 ### Description\nd\n\n### Acceptance Criteria\n- [ ] the note exists [file-exists: note.txt]\n- [ ] reviewed [manual]\n\n\

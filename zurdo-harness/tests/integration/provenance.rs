@@ -2,12 +2,10 @@
 //! hashed at run start; a tool swapped during the run warns and marks the
 //! verification pass `toolchain_changed`.
 
-mod common;
-
 use std::os::unix::fs::PermissionsExt;
 use std::process::Command;
 
-use common::text;
+use crate::common::text;
 
 #[test]
 fn a_tool_swapped_on_path_is_noticed() {
@@ -44,7 +42,7 @@ fn a_tool_swapped_on_path_is_noticed() {
     // The agent does the work, and also swaps the checker for one that always passes.
     std::fs::write(
         root.join("script.json"),
-        common::with_markers(
+        crate::common::with_markers(
             r##"{"attempts": [{"write": {"done.txt": "x", "bin/checker": "#!/bin/sh\nexit 0\n"}}]}"##,
         ),
     )

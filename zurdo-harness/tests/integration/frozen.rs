@@ -3,11 +3,9 @@
 //! gitignored frozen files and the toolchain defaults are enforced too; a
 //! criterion's own write into a frozen path is folded, not charged.
 
-mod common;
-
 use std::path::Path;
 
-use common::{run_repo, state, text, zurdo_run};
+use crate::common::{run_repo, state, text, zurdo_run};
 
 fn run(root: &Path) -> (i32, String, serde_json::Value) {
     let out = zurdo_run(root, &["--skip-model-check"], &[]);
@@ -102,7 +100,7 @@ fn above_the_hashing_limit_the_tree_diff_still_enforces_frozen_paths() {
         {"write": {"out.txt": "ok\n", "data/d-7/f-7.txt": "edited\n"}},
         {"write": {"data/d-7/f-7.txt": "7\n"}}
     ]}"#;
-    let r = common::run_repo_in(parent, &prd, "", &[], script, true);
+    let r = crate::common::run_repo_in(parent, &prd, "", &[], script, true);
     for d in 0..=200 {
         let dir = r.path().join(format!("data/d-{d}"));
         std::fs::create_dir_all(&dir).expect("mkdir");

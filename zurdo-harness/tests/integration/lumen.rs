@@ -1,8 +1,6 @@
 //! `zurdo lumen index` and `zurdo lumen query` through the binary.
 
-mod common;
-
-use common::{repo, text, zurdo};
+use crate::common::{repo, text, zurdo};
 
 const CONFIG: &str = "pub struct Config {\n    port: u16,\n}\n\nimpl Config {\n    pub fn load() -> Config {\n        Config { port: 1 }\n    }\n}\n";
 const LIB: &str = "pub mod config;\n\npub fn start() {\n    config::Config::load();\n}\n";

@@ -1,8 +1,6 @@
 //! `zurdo validate` end to end, through the built binary.
 
-mod common;
-
-use common::{repo, text, zurdo};
+use crate::common::{repo, text, zurdo};
 
 const VALID: &str = "# PRD: Greeter\n\n## Task: task-2 — Wire it\n**Effort**: low\n**Depends-on**: [task-1]\n\n\
 ### Description\nCall the greeter from main.\n\n### Acceptance Criteria\n- [ ] main greets [grep: greet\\( in src/main.rs]\n\n\

@@ -2,13 +2,11 @@
 //! run` runs under `script(1)`, which gives it a pseudo-terminal, and the
 //! answer is typed into it. Skipped where util-linux's `script` is missing.
 
-mod common;
-
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use common::{run_repo, state_dir, text, zurdo_run};
+use crate::common::{run_repo, state_dir, text, zurdo_run};
 
 const PRD: &str = "# PRD: p\n\n## Task: task-1 — Write it\n**Effort**: low\n**Depends-on**: []\n**Max-Attempts**: 1\n\n\
 ### Description\nWrite out.txt.\n\n### Acceptance Criteria\n- [ ] written [file-exists: out.txt]\n";

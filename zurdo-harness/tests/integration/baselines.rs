@@ -2,12 +2,10 @@
 //! baseline, each task's rollback point and ref, run-diff.patch, witness
 //! coverage, --reset deleting the refs, and .git/index left untouched.
 
-mod common;
-
 use std::path::Path;
 use std::process::Command;
 
-use common::text;
+use crate::common::text;
 
 fn git(root: &Path, args: &[&str]) -> String {
     let out = Command::new("git")
@@ -23,7 +21,7 @@ fn git(root: &Path, args: &[&str]) -> String {
 fn a_run_in_git_records_baselines_refs_and_the_run_diff() {
     let prd = "# PRD: g\n\n## Task: task-1 — Write out\n**Effort**: low\n**Depends-on**: []\n\n### Description\nd\n\n### Acceptance Criteria\n- [ ] out says ok [grep: ^ok$ in out.txt]\n";
     let script = r#"{"attempts": [{"write": {"out.txt": "ok\n", "notes.txt": "new\n"}}]}"#;
-    let dir = common::run_repo(
+    let dir = crate::common::run_repo(
         prd,
         "",
         &[(".gitignore", ".zurdo/\n"), ("notes.txt", "old\n")],
@@ -39,7 +37,7 @@ fn a_run_in_git_records_baselines_refs_and_the_run_diff() {
     let run = |extra: &[&str]| {
         let mut args = vec!["--skip-model-check"];
         args.extend_from_slice(extra);
-        common::zurdo_run(root, &args, &[])
+        crate::common::zurdo_run(root, &args, &[])
     };
     let out = run(&[]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
@@ -117,7 +115,7 @@ fn a_run_in_git_records_baselines_refs_and_the_run_diff() {
 
 /// A git repository whose claude is the stand-in driven by `script`.
 fn git_repo(prd: &str, config_extra: &str, script: &str) -> tempfile::TempDir {
-    common::run_repo(
+    crate::common::run_repo(
         prd,
         config_extra,
         &[(".gitignore", ".zurdo/\nscratch/\n")],
@@ -127,12 +125,12 @@ fn git_repo(prd: &str, config_extra: &str, script: &str) -> tempfile::TempDir {
 }
 
 fn run_in(root: &Path) -> (i32, String, serde_json::Value, std::path::PathBuf) {
-    let out = common::zurdo_run(root, &["--skip-model-check"], &[]);
+    let out = crate::common::zurdo_run(root, &["--skip-model-check"], &[]);
     (
         out.status.code().unwrap_or(-1),
         text(&out.stderr),
-        common::state(root),
-        common::state_dir(root),
+        crate::common::state(root),
+        crate::common::state_dir(root),
     )
 }
 

@@ -1,7 +1,5 @@
 //! Helpers shared by the CLI tests: run the built binary in a scratch repository.
 
-#![allow(dead_code)]
-
 use std::path::Path;
 use std::process::{Command, Output};
 

@@ -1,12 +1,10 @@
 //! The policy identifier: recorded at run start, kept on resume, with a
 //! warning when today's config would hash differently.
 
-mod common;
-
 use std::os::unix::fs::PermissionsExt;
 use std::process::Command;
 
-use common::text;
+use crate::common::text;
 
 const PRD: &str = "# PRD: p\n\n## Task: task-1 — One\n**Effort**: low\n**Depends-on**: []\n\n### Description\nd\n\n\
 ### Acceptance Criteria\n- [ ] one [file-exists: one.txt]\n\n## Task: task-2 — Two\n**Effort**: low\n**Depends-on**: []\n\n\
@@ -35,7 +33,7 @@ fn the_run_start_policy_is_recorded_and_kept_on_resume() {
     };
     std::fs::write(root.join(".zurdo/config.toml"), config(60)).expect("config");
     // task-1 passes; task-2's agent never writes two.txt, so the run ends failed and resumable.
-    std::fs::write(root.join("script.json"), common::with_markers(r#"{"on_prompt": [{"contains": "Task task-1", "attempt": {"write": {"one.txt": "1"}}}], "attempts": [{"text": "no"}]}"#)).expect("script");
+    std::fs::write(root.join("script.json"), crate::common::with_markers(r#"{"on_prompt": [{"contains": "Task task-1", "attempt": {"write": {"one.txt": "1"}}}], "attempts": [{"text": "no"}]}"#)).expect("script");
     let run = || {
         Command::new(env!("CARGO_BIN_EXE_zurdo"))
             .args(["run", "--no-prompt", "--skip-model-check", "prds/p.md"])

@@ -2,12 +2,10 @@
 //! broken by an attempt, they fail the iteration and the next prompt opens
 //! with `# Standing Rules`; over budget, the run stops with exit 3.
 
-mod common;
-
 use std::path::Path;
 use std::process::Output;
 
-use common::{run_repo, state, text, zurdo_run};
+use crate::common::{run_repo, state, text, zurdo_run};
 
 const PRD: &str = "# PRD: standing\n\n## Task: task-1 — Write the file\n**Effort**: low\n**Depends-on**: []\n**Max-Attempts**: 3\n\n\
 ### Description\nWrite out.txt.\n\n### Acceptance Criteria\n- [ ] written [file-exists: out.txt]\n";

@@ -2,13 +2,11 @@
 //! resumable run; twice stops at once, kills the agent's process group, and
 //! the dropped attempt is not counted on resume.
 
-mod common;
-
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{state, text};
+use crate::common::{state, text};
 
 const PRD: &str = "# PRD: interrupt\n\n## Task: task-slow — Slow work\n**Effort**: low\n**Depends-on**: []\n**Max-Attempts**: 3\n\n\
 ### Description\nWrite done.txt.\n\n### Acceptance Criteria\n- [ ] done [file-exists: done.txt]\n\n\
@@ -17,7 +15,7 @@ const PRD: &str = "# PRD: interrupt\n\n## Task: task-slow — Slow work\n**Effor
 
 /// A repository whose claude is the stand-in, driven by `script`.
 fn setup(script: &str) -> tempfile::TempDir {
-    common::run_repo(PRD, "", &[], script, false)
+    crate::common::run_repo(PRD, "", &[], script, false)
 }
 
 fn start(root: &Path) -> Child {

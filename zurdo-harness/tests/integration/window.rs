@@ -2,9 +2,7 @@
 //! its process group) to rewrite an evidence file after the check passed
 //! does not get a pass.
 
-mod common;
-
-use common::{run_repo, state, text, zurdo_run};
+use crate::common::{run_repo, state, text, zurdo_run};
 
 #[test]
 fn a_file_rewritten_during_verification_fails_the_iteration() {
