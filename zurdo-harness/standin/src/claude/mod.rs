@@ -2,7 +2,11 @@
 
 use serde_json::{json, Value};
 
-use super::argv::{self, choice, flag, many, opt, val, ArgError, Opt, Parsed};
+mod options;
+
+use options::{usage_error, OPTIONS, TOOLS};
+
+use super::argv::{self, Parsed};
 use super::{
     cwd, drive, emit, emit_raw, env_is, error_text, euid, load_script, share, shell_quote, Agent,
     Auth, ErrorKind, Ids, Invocation, ModelStatus, Op, Outcome, Tokens, Tool, ToolEnd,
@@ -10,172 +14,6 @@ use super::{
 
 const VERSION: &str = "2.1.197";
 const NOT_LOGGED_IN: &str = "Not logged in · Please run /login";
-
-/// Every option of `claude --help`, plus the hidden ones.
-const OPTIONS: &[Opt] = &[
-    many(&["--add-dir"], "<directories...>"),
-    val(&["--agent"], "<agent>"),
-    val(&["--agents"], "<json>"),
-    flag(&["--allow-dangerously-skip-permissions"]),
-    many(&["--allowedTools", "--allowed-tools"], "<tools...>"),
-    val(&["--append-system-prompt"], "<prompt>"),
-    flag(&["--ax-screen-reader"]),
-    flag(&["--bg", "--background"]),
-    flag(&["--bare"]),
-    many(&["--betas"], "<betas...>"),
-    flag(&["--brief"]),
-    flag(&["--chrome"]),
-    flag(&["-c", "--continue"]),
-    flag(&["--dangerously-skip-permissions"]),
-    opt(&["-d", "--debug"], "[filter]"),
-    val(&["--debug-file"], "<path>"),
-    flag(&["--disable-slash-commands"]),
-    many(&["--disallowedTools", "--disallowed-tools"], "<tools...>"),
-    choice(
-        &["--effort"],
-        "<level>",
-        &["low", "medium", "high", "xhigh", "max"],
-    ),
-    flag(&["--exclude-dynamic-system-prompt-sections"]),
-    val(&["--fallback-model"], "<model>"),
-    many(&["--file"], "<specs...>"),
-    flag(&["--fork-session"]),
-    opt(&["--from-pr"], "[value]"),
-    flag(&["-h", "--help"]),
-    flag(&["--ide"]),
-    flag(&["--include-hook-events"]),
-    flag(&["--include-partial-messages"]),
-    choice(&["--input-format"], "<format>", &["text", "stream-json"]),
-    val(&["--json-schema"], "<schema>"),
-    val(&["--max-budget-usd"], "<amount>"),
-    many(&["--mcp-config"], "<configs...>"),
-    val(&["--model"], "<model>"),
-    val(&["-n", "--name"], "<name>"),
-    flag(&["--no-chrome"]),
-    flag(&["--no-session-persistence"]),
-    choice(
-        &["--output-format"],
-        "<format>",
-        &["text", "json", "stream-json"],
-    ),
-    choice(
-        &["--permission-mode"],
-        "<mode>",
-        &[
-            "acceptEdits",
-            "auto",
-            "bypassPermissions",
-            "default",
-            "dontAsk",
-            "plan",
-        ],
-    ),
-    val(&["--plugin-dir"], "<path>"),
-    val(&["--plugin-url"], "<url>"),
-    flag(&["-p", "--print"]),
-    opt(&["--prompt-suggestions"], "[value]"),
-    opt(&["--remote-control"], "[name]"),
-    val(&["--remote-control-session-name-prefix"], "<prefix>"),
-    flag(&["--replay-user-messages"]),
-    opt(&["-r", "--resume"], "[value]"),
-    flag(&["--safe-mode"]),
-    val(&["--session-id"], "<uuid>"),
-    val(&["--setting-sources"], "<sources>"),
-    val(&["--settings"], "<file-or-json>"),
-    flag(&["--strict-mcp-config"]),
-    val(&["--system-prompt"], "<prompt>"),
-    opt(&["--tmux"], "[mode]"),
-    many(&["--tools"], "<tools...>"),
-    flag(&["--verbose"]),
-    flag(&["-v", "--version"]),
-    opt(&["-w", "--worktree"], "[name]"),
-    // Hidden.
-    val(&["--advisor"], "<model>"),
-    val(&["--agent-color"], "<color>"),
-    val(&["--agent-id"], "<id>"),
-    val(&["--agent-name"], "<name>"),
-    val(&["--agent-type"], "<type>"),
-    val(&["--append-system-prompt-file"], "<file>"),
-    many(&["--channels"], "<servers...>"),
-    opt(&["--cloud"], "[description|session_id|url]"),
-    flag(&["--cowork"]),
-    many(&["--dangerously-load-development-channels"], "<servers...>"),
-    flag(&["--deep-link-origin"]),
-    val(&["--deep-link-repo"], "<slug>"),
-    flag(&["--enable-auth-status"]),
-    flag(&["--enable-auto-mode"]),
-    flag(&["--init"]),
-    flag(&["--init-only"]),
-    flag(&["--maintenance"]),
-    val(&["--managed-settings"], "<json>"),
-    val(&["--max-thinking-tokens"], "<tokens>"),
-    val(&["--max-turns"], "<turns>"),
-    val(&["--parent-session-id"], "<id>"),
-    val(&["--permission-prompt-tool"], "<tool>"),
-    val(&["--plan-mode-instructions"], "<instructions>"),
-    flag(&["--plan-mode-required"]),
-    val(&["--plugin-dir-no-mcp"], "<path>"),
-    val(&["--prefill"], "<text>"),
-    opt(&["--remote"], "[description|session_id|url]"),
-    flag(&["--reply-on-resume"]),
-    val(&["--resume-session-at"], "<message id>"),
-    val(&["--rewind-files"], "<user-message-id>"),
-    val(&["--sdk-url"], "<url>"),
-    flag(&["--session-mirror"]),
-    val(&["--system-prompt-file"], "<file>"),
-    val(&["--team-name"], "<name>"),
-    opt(&["--teleport"], "[session]"),
-    choice(
-        &["--thinking"],
-        "<mode>",
-        &["enabled", "adaptive", "disabled"],
-    ),
-    choice(
-        &["--thinking-display"],
-        "<display>",
-        &["summarized", "omitted"],
-    ),
-    val(&["--workload"], "<tag>"),
-];
-
-const TOOLS: &[&str] = &[
-    "Task",
-    "Bash",
-    "Edit",
-    "EnterWorktree",
-    "ExitWorktree",
-    "NotebookEdit",
-    "Read",
-    "Skill",
-    "TaskCreate",
-    "TaskGet",
-    "TaskList",
-    "TaskOutput",
-    "TaskStop",
-    "TaskUpdate",
-    "ToolSearch",
-    "WebFetch",
-    "WebSearch",
-    "Write",
-];
-
-/// Commander's wording.
-fn usage_error(e: &ArgError) -> String {
-    match e {
-        ArgError::Unknown(o) => format!("error: unknown option '{o}'"),
-        ArgError::Missing(o) => format!(
-            "error: option '{} {}' argument missing",
-            o.names.join(", "),
-            o.meta
-        ),
-        ArgError::BadChoice(o, v) => format!(
-            "error: option '{} {}' argument '{v}' is invalid. Allowed choices are {}.",
-            o.names.join(", "),
-            o.meta,
-            o.choices.join(", ")
-        ),
-    }
-}
 
 pub fn main(args: &[String]) -> u8 {
     if args.first().map(String::as_str) == Some("auth") {
