@@ -1,7 +1,8 @@
 //! The live side of the event stream: each [`Event`] rendered on stderr as
-//! it happens, coloured when stderr is a terminal and `NO_COLOR` is not set,
-//! and, on a terminal, a spinner with the elapsed time while an agent works
-//! (plain lines only elsewhere, so logs and pipes stay readable).
+//! it happens, coloured when stderr is a terminal (not `TERM=dumb`) and
+//! `NO_COLOR` is not set, and, on a terminal, a spinner with the elapsed
+//! time while an agent works (plain lines only elsewhere, so logs and pipes
+//! stay readable).
 
 use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -37,10 +38,11 @@ impl std::fmt::Debug for Reporter {
     }
 }
 
-/// True when `NO_COLOR` is set to anything but the empty string
-/// (<https://no-color.org>).
+/// True when colour is unwanted: `NO_COLOR` set to anything but the empty
+/// string (<https://no-color.org>), or a terminal that says it is dumb.
 fn no_color() -> bool {
     std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
+        || std::env::var_os("TERM").is_some_and(|t| t == "dumb")
 }
 
 impl Reporter {

@@ -9,6 +9,7 @@ mod baseline;
 mod baselines;
 mod frozen;
 mod interrupt;
+mod live_output;
 mod lumen;
 mod policy;
 mod provenance;

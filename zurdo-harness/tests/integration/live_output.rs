@@ -1,0 +1,63 @@
+//! The live output on a real terminal (`script(1)` gives `zurdo run` a
+//! pseudo-terminal): coloured, unless `NO_COLOR` is set or the terminal is
+//! dumb; through a pipe it is plain text (the snapshots pin that text).
+//! Skipped where util-linux's `script` is missing.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use crate::common::{run_repo, text};
+
+const PRD: &str = "# PRD: p\n\n## Task: task-1 — Write it\n**Effort**: low\n**Depends-on**: []\n**Max-Attempts**: 1\n\n\
+### Description\nWrite out.txt.\n\n### Acceptance Criteria\n- [ ] written [file-exists: out.txt]\n";
+
+/// What a terminal shows of `zurdo run` in `root`, with `env` added.
+fn on_a_terminal(root: &Path, env: &[(&str, &str)]) -> Option<String> {
+    let has_script = Command::new("script")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_script {
+        eprintln!("skipped: util-linux `script` is not installed");
+        return None;
+    }
+    let command = format!(
+        "'{}' run --no-prompt --skip-model-check prds/p.md",
+        env!("CARGO_BIN_EXE_zurdo")
+    );
+    let out = Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .current_dir(root)
+        .env("ZURDO_STAND_IN_SCRIPT", root.join(".zurdo/script.json"))
+        .env_remove("NO_COLOR")
+        .env("TERM", "xterm")
+        .envs(env.iter().copied())
+        .stdin(Stdio::null())
+        .output()
+        .expect("script runs");
+    Some(text(&out.stdout))
+}
+
+#[test]
+fn a_terminal_gets_colour_unless_asked_not_to() {
+    // The agent writes nothing: the criterion fails, in red.
+    let red_fail =
+        "\x1b[31m      FAIL written: [file-exists: out.txt] no such file or directory\x1b[0m";
+    let runs: [(&[(&str, &str)], bool); 3] = [
+        (&[], true),
+        (&[("NO_COLOR", "1")], false),
+        (&[("TERM", "dumb")], false),
+    ];
+    for (env, coloured) in runs {
+        let r = run_repo(PRD, "", &[], r#"{"attempts": [{"text": "done"}]}"#, false);
+        let Some(screen) = on_a_terminal(r.path(), env) else {
+            return;
+        };
+        assert!(
+            screen.contains("FAIL written: [file-exists: out.txt]"),
+            "{env:?}: {screen}"
+        );
+        assert_eq!(screen.contains(red_fail), coloured, "{env:?}: {screen:?}");
+        assert_eq!(screen.contains("\x1b[3"), coloured, "{env:?}: {screen:?}");
+    }
+}
