@@ -42,7 +42,10 @@ for rev in "$@"; do
         edit+=("$(seconds cargo test -q -p zurdo-harness --no-run)")
         git checkout -q zurdo-harness/src/lib.rs
     done
-    binaries=$(ls zurdo-harness/tests/*.rs zurdo-harness/tests/*/main.rs 2>/dev/null | wc -l)
+    shopt -s nullglob
+    targets=(zurdo-harness/tests/*.rs zurdo-harness/tests/*/main.rs)
+    shopt -u nullglob
+    binaries=${#targets[@]}
     printf '%s: %s test binaries; from scratch %.1f s, after a one-line edit %.1f s (medians of %s)%s\n' \
         "$rev" "$binaries" "$(printf '%s\n' "${clean[@]}" | median)" "$(printf '%s\n' "${edit[@]}" | median)" \
         "$RUNS" "${ci:+; .ci/run ${ci} s}"
