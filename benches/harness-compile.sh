@@ -18,7 +18,18 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/zurdo-harness-compile.XXXXXX")
 if [[ ${KEEP:-0} != 1 ]]; then trap 'rm -rf "$work"' EXIT; fi
 
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-seconds() { local start end; start=$(date +%s.%N); "$@" > /dev/null 2>&1; end=$(date +%s.%N); echo "$end - $start" | bc; }
+# The wall time of a command, in seconds; a command that fails stops the script.
+seconds() {
+    local start end
+    start=$(date +%s.%N)
+    if ! "$@" > "$work/last.log" 2>&1; then
+        echo "failed: $* (in $PWD):" >&2
+        tail -20 "$work/last.log" >&2
+        return 1
+    fi
+    end=$(date +%s.%N)
+    echo "$end - $start" | bc
+}
 
 for rev in "$@"; do
     dir="$work/$rev"
