@@ -49,6 +49,108 @@ pub fn replace(path: &Path, bytes: &[u8], durability: Durability) -> std::io::Re
     Ok(())
 }
 
+/// Why a file could not be read within bounds.
+#[derive(Debug)]
+pub enum ReadError {
+    /// Not a regular file (a FIFO, a device, a socket, a directory): reading
+    /// it could block forever or never end, so it is not read.
+    NotRegular {
+        /// What it is.
+        kind: &'static str,
+    },
+    /// Larger than the limit.
+    TooLarge {
+        /// Its size (or the bytes seen before giving up).
+        size: u64,
+        /// The limit.
+        limit: u64,
+    },
+    /// The file could not be opened or read.
+    Io(std::io::Error),
+}
+
+impl std::fmt::Display for ReadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReadError::NotRegular { kind } => {
+                write!(f, "not a regular file ({kind}), so it is not read")
+            }
+            ReadError::TooLarge { size, limit } => {
+                write!(f, "{size} bytes, over the {limit}-byte limit for this file")
+            }
+            ReadError::Io(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for ReadError {}
+
+impl ReadError {
+    /// True when there is no file at all.
+    pub fn is_not_found(&self) -> bool {
+        matches!(self, ReadError::Io(e) if e.kind() == std::io::ErrorKind::NotFound)
+    }
+}
+
+/// What a path is, in words, from its metadata.
+fn kind_of(meta: &std::fs::Metadata) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    let t = meta.file_type();
+    if t.is_dir() {
+        "a directory"
+    } else if t.is_fifo() {
+        "a FIFO"
+    } else if t.is_char_device() {
+        "a character device"
+    } else if t.is_block_device() {
+        "a block device"
+    } else if t.is_socket() {
+        "a socket"
+    } else {
+        "not a file"
+    }
+}
+
+/// Reads `path` (following symlinks) only when it is a regular file of at
+/// most `limit` bytes. The file is opened without blocking and checked
+/// before a byte is read, and the read stops past the limit, so a FIFO, a
+/// device or a file that grows while it is read can neither hang the caller
+/// nor exhaust its memory.
+pub fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        // Opening a FIFO for reading must not wait for a writer (on a
+        // regular file the flag changes nothing).
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .map_err(ReadError::Io)?;
+    let meta = file.metadata().map_err(ReadError::Io)?;
+    if !meta.is_file() {
+        return Err(ReadError::NotRegular {
+            kind: kind_of(&meta),
+        });
+    }
+    if meta.len() > limit {
+        return Err(ReadError::TooLarge {
+            size: meta.len(),
+            limit,
+        });
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(ReadError::Io)?;
+    if bytes.len() as u64 > limit {
+        return Err(ReadError::TooLarge {
+            size: bytes.len() as u64,
+            limit,
+        });
+    }
+    Ok(bytes)
+}
+
 /// `.<name>.tmp-<pid>` beside `path`: hidden, and per process so two
 /// processes replacing one file never share a temporary.
 fn temp_beside(path: &Path) -> PathBuf {
@@ -78,6 +180,49 @@ mod tests {
             .map(|e| e.file_name())
             .collect();
         assert_eq!(names.len(), 1, "{names:?}");
+    }
+
+    #[test]
+    fn bounded_reads_refuse_what_is_not_a_small_regular_file() {
+        let dir = tempfile::tempdir().expect("temp");
+        let file = dir.path().join("f");
+        std::fs::write(&file, b"12345").expect("write");
+        assert_eq!(read_bounded(&file, 5).expect("fits"), b"12345");
+        assert!(matches!(
+            read_bounded(&file, 4),
+            Err(ReadError::TooLarge { size: 5, limit: 4 })
+        ));
+        assert!(matches!(
+            read_bounded(dir.path(), 10),
+            Err(ReadError::NotRegular {
+                kind: "a directory"
+            })
+        ));
+        // A FIFO with no writer: refused at once, not waited on.
+        let fifo = dir.path().join("fifo");
+        let ok = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .is_ok_and(|s| s.success());
+        if ok {
+            let e = read_bounded(&fifo, 10).expect_err("a FIFO");
+            assert_eq!(
+                e.to_string(),
+                "not a regular file (a FIFO), so it is not read"
+            );
+        }
+        // A symlink to a device that never ends.
+        let zero = dir.path().join("zero");
+        std::os::unix::fs::symlink("/dev/zero", &zero).expect("symlink");
+        assert!(matches!(
+            read_bounded(&zero, 10),
+            Err(ReadError::NotRegular {
+                kind: "a character device"
+            })
+        ));
+        assert!(read_bounded(&dir.path().join("none"), 1)
+            .expect_err("missing")
+            .is_not_found());
     }
 
     #[test]
