@@ -117,7 +117,6 @@ fn kind_of(meta: &std::fs::Metadata) -> &'static str {
 /// device or a file that grows while it is read can neither hang the caller
 /// nor exhaust its memory.
 pub fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
-    use std::io::Read;
     use std::os::unix::fs::OpenOptionsExt;
     let file = std::fs::OpenOptions::new()
         .read(true)
@@ -126,6 +125,13 @@ pub fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
         .custom_flags(libc::O_NONBLOCK)
         .open(path)
         .map_err(ReadError::Io)?;
+    read_open(file, limit)
+}
+
+/// Reads an opened `file` when it is a regular file of at most `limit`
+/// bytes (see [`read_bounded`]).
+pub(crate) fn read_open(file: std::fs::File, limit: u64) -> Result<Vec<u8>, ReadError> {
+    use std::io::Read;
     let meta = file.metadata().map_err(ReadError::Io)?;
     if !meta.is_file() {
         return Err(ReadError::NotRegular {

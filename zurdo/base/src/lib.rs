@@ -3,11 +3,16 @@
 //! owns. Nothing here knows what a PRD, a task or an agent is.
 //!
 //! - [`files`]: replacing a file atomically (a crash leaves the old bytes
-//!   or the new ones, never a torn file).
+//!   or the new ones, never a torn file), and reading only regular files
+//!   within a size limit.
+//! - [`dir`]: a directory held open, in which files are written and read
+//!   without ever following a symlink (for directories another process can
+//!   write into).
 //! - [`time`]: the RFC 3339 timestamps every record carries.
 //! - [`text`]: cutting text to a budget on character boundaries, one-line
 //!   summaries, terminal escapes removed.
 
+pub mod dir;
 pub mod files;
 pub mod text;
 pub mod time;
