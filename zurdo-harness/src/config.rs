@@ -13,6 +13,9 @@ use zurdo::verify::{VerificationConfig, CONFIG_PATH};
 use crate::agent::Provider;
 use crate::error::{Error, ErrorKind};
 
+/// Most bytes of `.zurdo/config.toml` read (a real config is a few KB).
+pub const CONFIG_LIMIT: u64 = 1024 * 1024;
+
 /// The whole config, checked.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Config {
@@ -108,19 +111,33 @@ impl Config {
     }
 
     /// Reads `<root>/.zurdo/config.toml`, or the defaults (the same settings
-    /// `zurdo init` writes) when there is none.
+    /// `zurdo init` writes) when there is none. Only a regular file of at
+    /// most [`CONFIG_LIMIT`] bytes is read (a FIFO or a device is refused
+    /// rather than waited on).
     pub fn load(root: &Path) -> Result<Config, Error> {
+        use zurdo_base::files::{read_bounded, ReadError};
         let path = root.join(CONFIG_PATH);
-        match std::fs::read_to_string(&path) {
-            Ok(text) => {
+        match read_bounded(&path, CONFIG_LIMIT) {
+            Ok(bytes) => {
+                let text = String::from_utf8(bytes).map_err(|_| {
+                    Error::invalid(format!(
+                        "{}: not UTF-8 text; save it as UTF-8",
+                        path.display()
+                    ))
+                })?;
                 let mut config = Config::parse(&text)
                     .map_err(|e| Error::invalid(format!("{}: {e}", path.display())))?;
                 config.source = Some(path);
                 Ok(config)
             }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                Config::parse(TEMPLATE).map_err(Error::invalid)
-            }
+            Err(e) if e.is_not_found() => Config::parse(TEMPLATE).map_err(Error::invalid),
+            Err(ReadError::Io(e)) if e.kind() == std::io::ErrorKind::NotADirectory => Err(Error::new(
+                ErrorKind::Io,
+                format!(
+                    "{} is not a directory (a file is in its place; zurdo keeps its config and state there): move it away and run again",
+                    root.join(".zurdo").display()
+                ),
+            )),
             Err(e) => Err(Error::new(
                 ErrorKind::Io,
                 format!("{}: cannot read: {e}", path.display()),

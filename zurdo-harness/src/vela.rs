@@ -360,7 +360,12 @@ pub fn serve(root: &Path, settings: Settings) -> Result<(), Error> {
         path: log_path(root),
     };
     clear_dead_lock(root, &log);
-    let lock = match Lock::acquire(&pid_path(root), |stale| log.line(&stale.to_string())) {
+    let held_dir =
+        zurdo_base::dir::Dir::open(root).and_then(|d| d.descend(&[".zurdo", "vela"], true));
+    let lock = match held_dir
+        .map_err(LockError::Io)
+        .and_then(|d| Lock::acquire(d, PID_FILE, |stale| log.line(&stale.to_string())))
+    {
         Ok(lock) => lock,
         Err(LockError::Held { pid, .. }) => {
             let message = format!("another vela (pid {pid}) watches this repository");

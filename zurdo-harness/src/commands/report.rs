@@ -7,7 +7,6 @@ use zurdo::source;
 use crate::cli::{ReportArgs, ReportFormat};
 use crate::error::{Error, Exit, Outcome};
 use crate::report;
-use crate::state::run_state::RunState;
 use crate::state::StateDir;
 
 /// Runs the command and returns its exit status.
@@ -22,9 +21,9 @@ pub fn run(args: &ReportArgs) -> Outcome {
     let root = source::repo_root(prd);
     let relative = source::relative_to(&root, prd).unwrap_or_else(|| prd.display().to_string());
     let dir = StateDir::new(&root, &relative);
-    let state = match RunState::load(&dir.prd_json()) {
-        Ok(Some(state)) => state,
-        Ok(None) => {
+    let state = match dir.load()? {
+        Some(state) => state,
+        None => {
             return Err(Error::invalid(format!(
                 "{} has no run state yet (.zurdo/{}/prd.json); `zurdo run {}` makes one",
                 prd.display(),
@@ -32,18 +31,14 @@ pub fn run(args: &ReportArgs) -> Outcome {
                 prd.display()
             )))
         }
-        Err(e) => return Err(e),
     };
-    let (md, json) = report::write(&dir, &state);
+    let written = report::write(&dir, &state)
+        .map_err(|e| Error::io(&e.path, "cannot write the report", e.source))?;
     // Print what was written, so stdout and the file never differ.
-    let shown = match args.format {
-        ReportFormat::Markdown => &md,
-        ReportFormat::Json => &json,
-    };
-    match std::fs::read_to_string(shown) {
-        Ok(text) => print!("{text}"),
-        Err(e) => return Err(Error::io(shown, "cannot write the report", e)),
+    match args.format {
+        ReportFormat::Markdown => print!("{}", written.markdown),
+        ReportFormat::Json => print!("{}", String::from_utf8_lossy(&written.json)),
     }
-    eprintln!("zurdo: wrote {}", md.display());
+    eprintln!("zurdo: wrote {}", written.markdown_path.display());
     Ok(Exit::Ok)
 }

@@ -3,12 +3,10 @@
 //! back skips lines that do not parse (a crash can leave a torn last line)
 //! and events this zurdo does not know.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
-
 use serde::{Deserialize, Serialize};
 
 use super::Event;
+use crate::state::StateDir;
 
 /// One logged event with its time.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -20,47 +18,46 @@ pub struct Stamped {
     pub event: Event,
 }
 
-/// An open progress log.
+/// The progress log of one state directory (created on first write).
 #[derive(Debug)]
 pub struct Log {
-    path: PathBuf,
+    dir: StateDir,
 }
 
 impl Log {
-    /// The log at `path` (created on first write).
-    pub fn new(path: &Path) -> Log {
-        Log {
-            path: path.to_path_buf(),
-        }
+    /// The log of `dir`.
+    pub fn new(dir: &StateDir) -> Log {
+        Log { dir: dir.clone() }
     }
 
     /// The log's path.
-    pub fn path(&self) -> &Path {
-        &self.path
+    pub fn path(&self) -> std::path::PathBuf {
+        self.dir.progress_log()
     }
 
-    /// Appends `event`, stamped now, and syncs it.
-    pub fn append(&self, event: &Event) -> std::io::Result<()> {
+    /// Appends `event`, stamped now, and syncs it, never through a symlink
+    /// (`Ok(true)`: a symlink in the log's place was removed and a new log
+    /// began).
+    pub fn append(&self, event: &Event) -> std::io::Result<bool> {
         let stamped = Stamped {
             ts: zurdo_base::time::now(),
             event: event.clone(),
         };
         let mut line = serde_json::to_vec(&stamped).map_err(std::io::Error::other)?;
         line.push(b'\n');
-        let mut file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&self.path)?;
-        file.write_all(&line)?;
-        file.sync_data()
+        self.dir.append_log(&line).map_err(|e| e.source)
     }
 }
 
-/// Every event in the log at `path` that reads back (none when there is
-/// no log).
-pub fn read(path: &Path) -> Vec<Stamped> {
-    std::fs::read_to_string(path)
-        .unwrap_or_default()
+/// Every event in the log of `dir` that reads back (none when there is no
+/// log, or it is not a regular file within the state's limit).
+pub fn read(dir: &StateDir) -> Vec<Stamped> {
+    parse(&dir.read_log())
+}
+
+/// The events in log `bytes` (lines that do not parse are skipped).
+pub fn parse(bytes: &[u8]) -> Vec<Stamped> {
+    String::from_utf8_lossy(bytes)
         .lines()
         .filter_map(|l| serde_json::from_str(l).ok())
         .collect()
@@ -74,8 +71,9 @@ mod tests {
 
     #[test]
     fn events_round_trip_and_keep_their_field_names() {
-        let dir = tempfile::tempdir().expect("temp");
-        let log = Log::new(&dir.path().join("progress.log"));
+        let tmp = tempfile::tempdir().expect("temp");
+        let dir = StateDir::new(tmp.path(), "prds/p.md");
+        let log = Log::new(&dir);
         let events = [
             Event::AttemptStarted {
                 task: "task-1".into(),
@@ -98,12 +96,9 @@ mod tests {
         for e in &events {
             log.append(e).expect("append");
         }
-        std::fs::OpenOptions::new()
-            .append(true)
-            .open(log.path())
-            .and_then(|mut f| f.write_all(b"{\"ts\":\"x\",\"event\":\"from_the_future\"}\n{\"torn"))
+        dir.append_log(b"{\"ts\":\"x\",\"event\":\"from_the_future\"}\n{\"torn")
             .expect("append junk");
-        let back: Vec<Event> = read(log.path()).into_iter().map(|s| s.event).collect();
+        let back: Vec<Event> = read(&dir).into_iter().map(|s| s.event).collect();
         assert_eq!(back, events);
         let text = std::fs::read_to_string(log.path()).expect("read");
         let first: serde_json::Value =
@@ -123,16 +118,10 @@ mod tests {
 
     #[test]
     fn an_old_log_still_reads() {
-        let dir = tempfile::tempdir().expect("temp");
-        let path = dir.path().join("progress.log");
-        std::fs::write(
-            &path,
-            "{\"ts\":\"2026-01-01T00:00:00Z\",\"event\":\"attempt_started\",\"task\":\"task-1\",\"attempt\":1,\"model\":\"haiku\"}\n\
+        let bytes = "{\"ts\":\"2026-01-01T00:00:00Z\",\"event\":\"attempt_started\",\"task\":\"task-1\",\"attempt\":1,\"model\":\"haiku\"}\n\
              {\"ts\":\"2026-01-01T00:00:01Z\",\"event\":\"agent_started\",\"task\":\"task-1\",\"attempt\":1,\"process_group\":42,\"group_start\":7,\"boot_id\":\"b\"}\n\
-             {\"ts\":\"2026-01-01T00:00:02Z\",\"event\":\"task_settled\",\"task\":\"task-1\",\"status\":\"passed\"}\n",
-        )
-        .expect("write");
-        let back = read(&path);
+             {\"ts\":\"2026-01-01T00:00:02Z\",\"event\":\"task_settled\",\"task\":\"task-1\",\"status\":\"passed\"}\n";
+        let back = parse(bytes.as_bytes());
         assert_eq!(back.len(), 3);
         assert!(matches!(
             &back[0].event,

@@ -572,10 +572,16 @@ impl Events {
     pub fn emit(&self, event: Event) {
         let mut sinks = self.sinks();
         sinks.reporter.report(&event);
-        let failed = sinks.log.as_ref().and_then(|log| {
-            log.append(&event)
-                .err()
-                .map(|e| format!("warning: cannot append to {}: {e}", log.path().display()))
+        let failed = sinks.log.as_ref().and_then(|log| match log.append(&event) {
+            Ok(false) => None,
+            Ok(true) => Some(format!(
+                "warning: {} was not a regular file (a symlink or a FIFO something other than zurdo put there); it was removed, not followed, and a new log begins",
+                log.path().display()
+            )),
+            Err(e) => Some(format!(
+                "warning: cannot append to {}: {e}",
+                log.path().display()
+            )),
         });
         if let Some(warning) = failed {
             sinks.reporter.note(&warning);

@@ -16,6 +16,9 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest, Sha256};
 
 use super::front_matter::{self, Entry, FrontMatter, Key, Shape, Value};
+use zurdo_base::dir::Dir;
+use zurdo_base::files::{read_bounded, Durability};
+
 use super::surface::{Surface, MIN_SCORE};
 
 /// The lesson directory, relative to the repository root.
@@ -23,6 +26,13 @@ pub const DIR: &str = "lessons";
 
 /// The use counts, relative to the repository root.
 pub const USAGE_PATH: &str = ".zurdo/reason/usage.json";
+
+/// The use counts' file name in `.zurdo/reason/`.
+const USAGE_FILE: &str = "usage.json";
+
+/// Most bytes of a lesson file (or the use counts) read: a lesson is a
+/// paragraph; a larger file is skipped as unreadable, never read whole.
+pub const LESSON_LIMIT: u64 = 1024 * 1024;
 
 const PREFIX: &str = "lesson-";
 const SUFFIX: &str = ".md";
@@ -265,7 +275,13 @@ impl Library {
                 evicted: Vec::new(),
             });
         }
-        zurdo_base::files::write_atomic(&path, lesson.render().as_bytes())?;
+        // Never through a symlink: `lessons/` is in the working tree, where
+        // an agent can plant one.
+        Dir::open(root)?.child(DIR, true)?.replace(
+            &file_name(&lesson.id),
+            lesson.render().as_bytes(),
+            Durability::Synced,
+        )?;
         let mut lessons = Library::load(root).lessons;
         let mut evicted = Vec::new();
         while lessons.len() > max_lessons {
@@ -317,9 +333,10 @@ impl Usage {
     /// The counts under `root`. A missing or corrupt file is empty: it only
     /// holds counts, which rebuild as lessons are used.
     pub fn load(root: &Path) -> Usage {
-        std::fs::read_to_string(root.join(USAGE_PATH))
+        usage_dir(root, false)
             .ok()
-            .and_then(|text| serde_json::from_str(&text).ok())
+            .and_then(|d| d.read(USAGE_FILE, LESSON_LIMIT).ok())
+            .and_then(|bytes| serde_json::from_slice(&bytes).ok())
             .unwrap_or_default()
     }
 
@@ -350,7 +367,7 @@ impl Usage {
     pub fn save(&self, root: &Path) -> io::Result<()> {
         let mut text = serde_json::to_string_pretty(self)?;
         text.push('\n');
-        zurdo_base::files::write_atomic(&root.join(USAGE_PATH), text.as_bytes())
+        usage_dir(root, true)?.replace(USAGE_FILE, text.as_bytes(), Durability::Synced)
     }
 }
 
@@ -395,8 +412,15 @@ fn lesson_names(root: &Path) -> io::Result<Vec<String>> {
     Ok(names)
 }
 
+/// `.zurdo/reason/`, opened without following a symlink.
+fn usage_dir(root: &Path, create: bool) -> io::Result<Dir> {
+    Dir::open(root)?.descend(&[".zurdo", "reason"], create)
+}
+
 fn read_lesson(root: &Path, path: &Path) -> Result<Lesson, String> {
-    let text = std::fs::read_to_string(root.join(path)).map_err(|e| format!("unreadable: {e}"))?;
+    let bytes =
+        read_bounded(&root.join(path), LESSON_LIMIT).map_err(|e| format!("unreadable: {e}"))?;
+    let text = String::from_utf8(bytes).map_err(|_| "unreadable: not UTF-8 text".to_string())?;
     let lesson = Lesson::parse(&text, path.to_path_buf())?;
     let declared = lesson.surface.declared();
     if declared < 2 {

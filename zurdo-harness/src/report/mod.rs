@@ -12,14 +12,14 @@ pub mod summary;
 pub mod warnings;
 
 use std::fmt::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use zurdo::verify::CriterionVerdict;
 use zurdo_base::text::first_nonblank_line;
 
 use crate::event::Event;
 use crate::state::run_state::{DiagnosisRecord, RunState, TaskState};
-use crate::state::StateDir;
+use crate::state::{StateDir, WriteError};
 
 /// Renders the Markdown report of `state` and the run's `events` (its
 /// progress.log), stamped as written at `written_at`.
@@ -38,52 +38,39 @@ pub fn markdown(state: &RunState, events: &[Event], written_at: &str) -> String 
     out
 }
 
+/// A report as written.
+#[derive(Debug)]
+pub struct Written {
+    /// `reports/<timestamp>.md`.
+    pub markdown_path: PathBuf,
+    /// `reports/<timestamp>.json`.
+    pub json_path: PathBuf,
+    /// What the Markdown file holds.
+    pub markdown: String,
+    /// What the JSON file holds (the run state).
+    pub json: Vec<u8>,
+}
+
 /// Writes the report of `state` into `dir.reports()`: `<timestamp>.md` and
 /// `<timestamp>.json`, the timestamp being now with `:` replaced by `-` and
-/// `-2`, `-3`, … appended when a report of that name exists. Returns the
-/// two paths (Markdown, JSON). A file that cannot be written is a warning
-/// on stderr, never a panic.
-pub fn write(dir: &StateDir, state: &RunState) -> (PathBuf, PathBuf) {
+/// `-2`, `-3`, … appended when a report of that name exists.
+pub fn write(dir: &StateDir, state: &RunState) -> Result<Written, WriteError> {
     let now = zurdo_base::time::now();
-    let reports = dir.reports();
-    if let Err(e) = std::fs::create_dir_all(&reports) {
-        eprintln!("warning: cannot create {}: {e}", reports.display());
-    }
-    let (md, json) = unique_names(&reports, &now.replace(':', "-"));
-    let mut bytes = serde_json::to_vec_pretty(state).unwrap_or_default();
-    bytes.push(b'\n');
-    put(&json, &bytes);
-    let events: Vec<Event> = crate::event::log::read(&dir.progress_log())
+    let mut json = serde_json::to_vec_pretty(state).unwrap_or_default();
+    json.push(b'\n');
+    let events: Vec<Event> = crate::event::log::read(dir)
         .into_iter()
         .map(|s| s.event)
         .collect();
-    put(&md, markdown(state, &events, &now).as_bytes());
-    (md, json)
-}
-
-/// The first `<stem>[-n].md` / `.json` pair in `dir` of which neither file
-/// exists.
-fn unique_names(dir: &Path, stem: &str) -> (PathBuf, PathBuf) {
-    let mut n = 1u32;
-    loop {
-        let name = if n == 1 {
-            stem.to_string()
-        } else {
-            format!("{stem}-{n}")
-        };
-        let md = dir.join(format!("{name}.md"));
-        let json = dir.join(format!("{name}.json"));
-        if !md.exists() && !json.exists() {
-            return (md, json);
-        }
-        n += 1;
-    }
-}
-
-fn put(path: &Path, bytes: &[u8]) {
-    if let Err(e) = std::fs::write(path, bytes) {
-        eprintln!("warning: cannot write {}: {e}", path.display());
-    }
+    let markdown = markdown(state, &events, &now);
+    let (markdown_path, json_path) =
+        dir.write_report(&now.replace(':', "-"), markdown.as_bytes(), &json)?;
+    Ok(Written {
+        markdown_path,
+        json_path,
+        markdown,
+        json,
+    })
 }
 
 fn header(out: &mut String, state: &RunState, written_at: &str) {
@@ -691,8 +678,10 @@ mod tests {
         let tmp = tempfile::tempdir().expect("tmp");
         let dir = StateDir::new(tmp.path(), "prds/p.md");
         let s = filled();
-        let (md1, json1) = write(&dir, &s);
-        let (md2, json2) = write(&dir, &s);
+        let first = write(&dir, &s).expect("written");
+        let second = write(&dir, &s).expect("written");
+        let (md1, json1) = (first.markdown_path, first.json_path);
+        let (md2, json2) = (second.markdown_path, second.json_path);
         assert_ne!(md1, md2);
         assert_eq!(md1.file_stem(), json1.file_stem());
         assert_eq!(md2.file_stem(), json2.file_stem());

@@ -201,7 +201,8 @@ impl Run {
             }
         }
         let table = crate::report::summary::table(&self.record.state);
-        crate::report::write(&self.record.dir, &self.record.state);
+        self.events
+            .on_write(crate::report::write(&self.record.dir, &self.record.state).map(|_| ()));
         println!("\n{table}");
         let unproven: Vec<String> = self
             .record

@@ -20,22 +20,7 @@ pub struct Mark {
     pub boot: String,
 }
 
-fn boot_id() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/random/boot_id")
-        .unwrap_or_default()
-        .trim()
-        .to_string()
-}
-
-/// `(pgrp, starttime)` of a process, from `/proc/<pid>/stat`.
-fn stat(pid: u32) -> Option<(u32, u64)> {
-    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let (_, rest) = text.rsplit_once(") ")?;
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    let pgrp = fields.get(2)?.parse().ok()?;
-    let start = fields.get(19)?.parse().ok()?;
-    Some((pgrp, start))
-}
+use zurdo_base::process::{boot_id, stat};
 
 impl Mark {
     /// The mark of the process group led by `pid`, just spawned.

@@ -19,7 +19,7 @@ use crate::config::Config;
 use crate::error::{Error, ErrorKind};
 use crate::event::{Event, Events, Log};
 use crate::evidence::{self, toolchain, Guards};
-use crate::state::lock::{Lock, LockError};
+use crate::state::lock::LockError;
 use crate::state::run_state::RunState;
 use crate::state::{self, StateDir};
 
@@ -50,13 +50,17 @@ pub(super) fn prepare(
         ));
     }
     let dir = StateDir::new(&root, &relative);
+    dir.check()?;
     let mut stale = None;
-    let lock = Lock::acquire(&dir.lock(), |s| stale = Some(s.holder)).map_err(|e| match e {
+    let lock = dir.lock(|s| stale = Some(s.holder)).map_err(|e| match e {
         LockError::Held { .. } => Error::new(ErrorKind::LockHeld, format!("{display}: {e}")),
-        LockError::Io(_) => Error::new(ErrorKind::Io, format!("{}: {e}", dir.lock().display())),
+        LockError::Io(_) => Error::new(
+            ErrorKind::Io,
+            format!("{}: {e}", dir.dir.join("lock").display()),
+        ),
     })?;
     // Only the lock holder writes the log.
-    events.log_to(Log::new(&dir.progress_log()));
+    events.log_to(Log::new(&dir));
     if let Some(holder) = stale {
         events.emit(Event::LockTakenOver { holder });
     }

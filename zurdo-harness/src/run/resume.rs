@@ -47,7 +47,7 @@ pub(super) fn ask(options: &Options, display: &str) -> Choice {
 pub(super) fn reconcile(dir: &StateDir, state: &RunState, events: &Events) {
     let mut open: Option<(String, u32)> = None;
     let mut agent: Option<Mark> = None;
-    for stamped in log::read(&dir.progress_log()) {
+    for stamped in log::read(dir) {
         match stamped.event {
             Event::AttemptStarted { task, attempt, .. } => {
                 open = Some((task, attempt));

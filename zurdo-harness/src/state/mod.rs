@@ -10,8 +10,12 @@ use std::path::{Path, PathBuf};
 
 use sha1::{Digest, Sha1};
 
+use zurdo_base::dir::Dir;
+use zurdo_base::files::{Durability, ReadError};
+
 use crate::error::{Error, ErrorKind};
 use crate::evidence::Baseline;
+use lock::{Lock, LockError, Stale};
 use run_state::RunState;
 
 /// Hex SHA-1 of `bytes`.
@@ -33,6 +37,16 @@ pub fn slug(relative_path: &str) -> String {
     format!("{name}-{}", &sha1_hex(relative_path.as_bytes())[..4])
 }
 
+/// Most bytes of `prd.json` read back (a record far past any real run's;
+/// larger is refused, not read).
+pub const PRD_JSON_LIMIT: u64 = 256 * 1024 * 1024;
+
+/// Most bytes of `progress.log` read back.
+pub const LOG_LIMIT: u64 = 256 * 1024 * 1024;
+
+/// Most bytes of the other small records read back (`config-at-run-start.toml`).
+pub const RECORD_LIMIT: u64 = 16 * 1024 * 1024;
+
 /// A state file that could not be written.
 #[derive(Debug)]
 pub struct WriteError {
@@ -42,13 +56,21 @@ pub struct WriteError {
     pub source: std::io::Error,
 }
 
-/// The files of one PRD's state directory.
+/// The files of one PRD's state directory, `.zurdo/<slug>/`.
+///
+/// Every file is written and read through [`Dir`]: each directory from the
+/// repository root down is opened without following a symlink, new files
+/// are created exclusively and renamed into place, and appends refuse a
+/// symlink. A symlink planted anywhere under `.zurdo/` (by an agent, say)
+/// is refused or replaced, never written through.
 #[derive(Debug, Clone)]
 pub struct StateDir {
     /// `.zurdo/<slug>/`.
     pub dir: PathBuf,
     /// The slug.
     pub slug: String,
+    /// The repository root.
+    root: PathBuf,
 }
 
 impl StateDir {
@@ -58,17 +80,52 @@ impl StateDir {
         StateDir {
             dir: root.join(".zurdo").join(&slug),
             slug,
+            root: root.to_path_buf(),
         }
+    }
+
+    /// The directory `sub` below `.zurdo/<slug>/` (created as needed, no
+    /// symlink followed on the way).
+    fn open(&self, sub: &[&str]) -> std::io::Result<Dir> {
+        let mut names = vec![".zurdo", self.slug.as_str()];
+        names.extend_from_slice(sub);
+        Dir::open(&self.root)?.descend(&names, true)
+    }
+
+    /// Checks that `.zurdo/` and `.zurdo/<slug>/` are directories zurdo can
+    /// use (creating them), refusing a symlink or a file in their place.
+    pub fn check(&self) -> Result<(), Error> {
+        self.open(&[])
+            .map(|_| ())
+            .map_err(|e| Error::new(ErrorKind::Io, e.to_string()))
+    }
+
+    fn write(
+        &self,
+        sub: &[&str],
+        name: &str,
+        bytes: &[u8],
+        durability: Durability,
+    ) -> Result<(), WriteError> {
+        let mut path = self.dir.clone();
+        path.extend(sub);
+        path.push(name);
+        self.open(sub)
+            .and_then(|d| d.replace(name, bytes, durability))
+            .map_err(|source| WriteError { path, source })
+    }
+
+    fn read(&self, sub: &[&str], name: &str, limit: u64) -> Result<Vec<u8>, ReadError> {
+        let dir = match self.open(sub) {
+            Ok(dir) => dir,
+            Err(e) => return Err(ReadError::Io(e)),
+        };
+        dir.read(name, limit)
     }
 
     /// `prd.json`.
     pub fn prd_json(&self) -> PathBuf {
         self.dir.join("prd.json")
-    }
-
-    /// `policy.json`.
-    pub fn policy_json(&self) -> PathBuf {
-        self.dir.join("policy.json")
     }
 
     /// `config-at-run-start.toml`.
@@ -81,11 +138,6 @@ impl StateDir {
         self.dir.join("progress.log")
     }
 
-    /// `lock`.
-    pub fn lock(&self) -> PathBuf {
-        self.dir.join("lock")
-    }
-
     /// `iterations/<task>-<n>.<ext>`.
     pub fn iteration_file(&self, task: &str, attempt: u32, ext: &str) -> PathBuf {
         self.dir
@@ -96,11 +148,6 @@ impl StateDir {
     /// `reason/`: this run's diagnosis blocks and reasoner transcripts.
     pub fn reason(&self) -> PathBuf {
         self.dir.join("reason")
-    }
-
-    /// `reason/<name>.<ext>`.
-    pub fn reason_file(&self, name: &str, ext: &str) -> PathBuf {
-        self.reason().join(format!("{name}.{ext}"))
     }
 
     /// `reason/<name>.<ext>` as the report shows it (`.zurdo/<slug>/…`).
@@ -118,24 +165,72 @@ impl StateDir {
         self.dir.join(".archive")
     }
 
+    /// Takes this PRD's lock (`lock`): one run at a time.
+    pub fn lock(&self, on_stale: impl FnMut(Stale)) -> Result<Lock, LockError> {
+        let dir = self.open(&[]).map_err(LockError::Io)?;
+        Lock::acquire(dir, "lock", on_stale)
+    }
+
     /// Reads `prd.json`; `Ok(None)` when there is none.
     pub fn load(&self) -> Result<Option<RunState>, Error> {
-        RunState::load(&self.prd_json())
+        let shown = self.prd_json();
+        match self.read(&[], "prd.json", PRD_JSON_LIMIT) {
+            Ok(bytes) => RunState::parse(&bytes, &shown).map(Some),
+            Err(e) if e.is_not_found() => Ok(None),
+            Err(e) => Err(Error::new(
+                ErrorKind::Io,
+                format!(
+                    "{}: {e}; `zurdo run --reset` archives the state and starts over",
+                    shown.display()
+                ),
+            )),
+        }
     }
 
     /// Writes `prd.json` atomically.
     pub fn save(&self, state: &mut RunState) -> Result<(), WriteError> {
-        let path = self.prd_json();
-        state
-            .save(&path)
-            .map_err(|source| WriteError { path, source })
+        let bytes = state.to_bytes().map_err(|source| WriteError {
+            path: self.prd_json(),
+            source,
+        })?;
+        self.write(&[], "prd.json", &bytes, Durability::Synced)
+    }
+
+    /// Appends one line to `progress.log` (synced). A symlink, FIFO or
+    /// device planted in its place is removed, not followed, and a new log
+    /// begins: `Ok(true)` says so.
+    pub fn append_log(&self, line: &[u8]) -> Result<bool, WriteError> {
+        let fail = |source| WriteError {
+            path: self.progress_log(),
+            source,
+        };
+        let dir = self.open(&[]).map_err(fail)?;
+        match dir.append("progress.log", line) {
+            Ok(()) => Ok(false),
+            Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => {
+                dir.remove("progress.log").map_err(fail)?;
+                dir.append("progress.log", line).map_err(fail)?;
+                Ok(true)
+            }
+            Err(e) => Err(fail(e)),
+        }
+    }
+
+    /// `progress.log` read back (empty when there is none or it cannot be
+    /// read: a symlink, a FIFO, or past [`LOG_LIMIT`]).
+    pub fn read_log(&self) -> Vec<u8> {
+        self.read(&[], "progress.log", LOG_LIMIT)
+            .unwrap_or_default()
     }
 
     /// The prompt of an attempt (`iterations/<task>-<n>.prompt`).
     pub fn write_prompt(&self, task: &str, attempt: u32, prompt: &str) -> Result<(), WriteError> {
-        put(
-            &self.iteration_file(task, attempt, "prompt"),
+        let name = format!("{task}-{attempt}.prompt");
+        self.write(
+            &["iterations"],
+            &name,
             prompt.as_bytes(),
+            Durability::Unsynced,
         )
     }
 
@@ -147,14 +242,18 @@ impl StateDir {
         stdout: &[u8],
         stderr: &[u8],
     ) -> Result<(), WriteError> {
-        put(&self.iteration_file(task, attempt, "out"), stdout)?;
-        put(&self.iteration_file(task, attempt, "err"), stderr)
+        let out = format!("{task}-{attempt}.out");
+        let err = format!("{task}-{attempt}.err");
+        self.write(&["iterations"], &out, stdout, Durability::Unsynced)?;
+        self.write(&["iterations"], &err, stderr, Durability::Unsynced)
     }
 
-    /// What an attempt's agent printed, read back (empty when missing).
+    /// What an attempt's agent printed, read back (empty when missing or
+    /// not a regular file within [`LOG_LIMIT`]).
     pub fn read_agent_output(&self, task: &str, attempt: u32) -> (String, String) {
         let read = |ext: &str| {
-            std::fs::read(self.iteration_file(task, attempt, ext))
+            let name = format!("{task}-{attempt}.{ext}");
+            self.read(&["iterations"], &name, LOG_LIMIT)
                 .map(|b| String::from_utf8_lossy(&b).into_owned())
                 .unwrap_or_default()
         };
@@ -164,74 +263,101 @@ impl StateDir {
     /// The run-start snapshot (`baseline`).
     pub fn write_baseline(&self, baseline: &Baseline) -> Result<(), WriteError> {
         let text = serde_json::to_string_pretty(baseline).unwrap_or_default();
-        put(&self.dir.join("baseline"), text.as_bytes())
+        self.write(&[], "baseline", text.as_bytes(), Durability::Unsynced)
     }
 
     /// The policy document (`policy.json`) and the config it came from
     /// (`config-at-run-start.toml`).
     pub fn write_policy(&self, policy: &str, config_text: &str) -> Result<(), WriteError> {
-        put(&self.policy_json(), policy.as_bytes())?;
-        put(&self.config_at_run_start(), config_text.as_bytes())
+        self.write(&[], "policy.json", policy.as_bytes(), Durability::Synced)?;
+        self.write(
+            &[],
+            "config-at-run-start.toml",
+            config_text.as_bytes(),
+            Durability::Synced,
+        )
     }
 
     /// `config-at-run-start.toml`, when it reads.
     pub fn read_config_at_run_start(&self) -> Option<String> {
-        std::fs::read_to_string(self.config_at_run_start()).ok()
+        let bytes = self
+            .read(&[], "config-at-run-start.toml", RECORD_LIMIT)
+            .ok()?;
+        String::from_utf8(bytes).ok()
     }
 
     /// Everything the run changed (`run-diff.patch`).
     pub fn write_run_diff(&self, patch: &[u8]) -> Result<(), WriteError> {
-        put(&self.dir.join("run-diff.patch"), patch)
+        self.write(&[], "run-diff.patch", patch, Durability::Unsynced)
     }
 
     /// A reasoner's prompt, transcript or block (`reason/<name>.<ext>`).
     pub fn write_reason_file(&self, name: &str, ext: &str, bytes: &[u8]) -> Result<(), WriteError> {
-        put(&self.reason_file(name, ext), bytes)
+        let file = format!("{name}.{ext}");
+        self.write(&["reason"], &file, bytes, Durability::Unsynced)
+    }
+
+    /// Writes a report pair into `reports/`: `<stem>.md` and `<stem>.json`,
+    /// or `<stem>-2`, `-3`… when a report of that name exists (two reports
+    /// in one second must not overwrite each other). Returns their paths.
+    pub fn write_report(
+        &self,
+        stem: &str,
+        markdown: &[u8],
+        json: &[u8],
+    ) -> Result<(PathBuf, PathBuf), WriteError> {
+        let reports = self.reports();
+        let dir = self.open(&["reports"]).map_err(|source| WriteError {
+            path: reports.clone(),
+            source,
+        })?;
+        let taken = dir.names().unwrap_or_default();
+        let mut n = 1u32;
+        let name = loop {
+            let name = if n == 1 {
+                stem.to_string()
+            } else {
+                format!("{stem}-{n}")
+            };
+            if !taken.contains(&format!("{name}.md")) && !taken.contains(&format!("{name}.json")) {
+                break name;
+            }
+            n += 1;
+        };
+        let (md, js) = (format!("{name}.md"), format!("{name}.json"));
+        for (file, bytes) in [(&js, json), (&md, markdown)] {
+            dir.replace(file, bytes, Durability::Unsynced)
+                .map_err(|source| WriteError {
+                    path: reports.join(file),
+                    source,
+                })?;
+        }
+        Ok((reports.join(md), reports.join(js)))
     }
 
     /// Moves everything but the lock and the archive into
     /// `.archive/<timestamp>/` (a reset starts over, losing nothing).
     pub fn archive(&self) -> Result<(), Error> {
-        let target = unique(&self.archive_dir(), &zurdo_base::time::now_for_file_name());
-        let io =
-            |what: String, e: std::io::Error| Error::new(ErrorKind::Io, format!("{what}: {e}"));
-        std::fs::create_dir_all(&target).map_err(|e| io(target.display().to_string(), e))?;
-        let entries =
-            std::fs::read_dir(&self.dir).map_err(|e| io(self.dir.display().to_string(), e))?;
-        for entry in entries.flatten() {
-            let name = entry.file_name();
-            if name == "lock" || name == ".archive" {
+        let io = |e: std::io::Error| Error::new(ErrorKind::Io, e.to_string());
+        let state = self.open(&[]).map_err(io)?;
+        let archive = state.child(".archive", true).map_err(io)?;
+        let taken = archive.names().map_err(io)?;
+        let stem = zurdo_base::time::now_for_file_name();
+        let mut name = stem.clone();
+        let mut n = 1;
+        while taken.contains(&name) {
+            n += 1;
+            name = format!("{stem}-{n}");
+        }
+        let target = archive.child(&name, true).map_err(io)?;
+        for entry in state.names().map_err(io)? {
+            if entry == "lock" || entry == ".archive" {
                 continue;
             }
-            std::fs::rename(entry.path(), target.join(&name))
-                .map_err(|e| io(format!("cannot archive {}", entry.path().display()), e))?;
+            state.rename_into(&entry, &target, &entry).map_err(io)?;
         }
         Ok(())
     }
-}
-
-/// Writes `path`, creating its directory.
-fn put(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
-    let written = match path.parent() {
-        Some(dir) => std::fs::create_dir_all(dir).and_then(|_| std::fs::write(path, bytes)),
-        None => std::fs::write(path, bytes),
-    };
-    written.map_err(|source| WriteError {
-        path: path.to_path_buf(),
-        source,
-    })
-}
-
-/// `dir/<stem>`, or `dir/<stem>-2`, `-3`… when that exists (two resets in
-/// the same second must not overwrite each other).
-fn unique(dir: &Path, stem: &str) -> PathBuf {
-    let mut candidate = dir.join(stem);
-    let mut n = 1;
-    while candidate.exists() {
-        n += 1;
-        candidate = dir.join(format!("{stem}-{n}"));
-    }
-    candidate
 }
 
 #[cfg(test)]
@@ -256,18 +382,27 @@ mod tests {
         for round in 0..2 {
             std::fs::create_dir_all(dir.dir.join("iterations")).expect("mkdir");
             std::fs::write(dir.prd_json(), format!("{round}")).expect("write");
-            std::fs::write(dir.lock(), "1 x").expect("write");
+            std::fs::write(dir.dir.join("lock"), "1 x").expect("write");
             dir.archive().expect("archive");
-            assert!(dir.lock().is_file() && !dir.prd_json().exists());
+            assert!(dir.dir.join("lock").is_file() && !dir.prd_json().exists());
         }
         let archived: Vec<_> = std::fs::read_dir(dir.archive_dir())
             .expect("ls")
             .flatten()
             .collect();
         assert_eq!(archived.len(), 2, "two resets, two archives");
-        // A file where a directory should be: the error names the file.
-        std::fs::write(root.path().join("blocker"), "file").expect("write");
-        let e = put(&root.path().join("blocker/x"), b"y");
-        assert!(e.is_err_and(|e| e.path.ends_with("blocker/x")));
+        // A symlink where a directory should be: refused, and nothing
+        // written through it.
+        let outside = tempfile::tempdir().expect("temp");
+        std::fs::remove_dir_all(dir.dir.join("iterations")).ok();
+        std::os::unix::fs::symlink(outside.path(), dir.dir.join("iterations")).expect("plant");
+        let e = dir.write_prompt("task-1", 1, "hi").expect_err("refused");
+        assert!(e.path.ends_with("iterations/task-1-1.prompt"), "{e:?}");
+        assert!(
+            e.source.to_string().contains("is a symlink"),
+            "{}",
+            e.source
+        );
+        assert_eq!(std::fs::read_dir(outside.path()).expect("ls").count(), 0);
     }
 }

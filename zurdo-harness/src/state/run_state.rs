@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use zurdo::verify::CriterionVerdict;
 
 use crate::agent::Usage;
-use crate::error::{Error, ErrorKind};
+use crate::error::Error;
 use crate::reason::diagnosis::{Block, Confidence};
 use crate::reason::surface::Surface;
 
@@ -378,25 +378,20 @@ pub struct RunState {
 }
 
 impl RunState {
-    /// Reads `prd.json`; `Ok(None)` when there is none.
-    pub fn load(path: &Path) -> Result<Option<RunState>, Error> {
-        match std::fs::read(path) {
-            Ok(bytes) => serde_json::from_slice(&bytes).map(Some).map_err(|e| {
-                Error::invalid(format!("{}: unreadable run state ({e}); `zurdo run --reset` archives it and starts over", path.display()))
-            }),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(Error::new(
-                ErrorKind::Io,
-                format!("{}: {e}", path.display()),
-            )),
-        }
+    /// Parses `prd.json`'s bytes (read from `shown`, for messages).
+    pub fn parse(bytes: &[u8], shown: &Path) -> Result<RunState, Error> {
+        serde_json::from_slice(bytes).map_err(|e| {
+            Error::invalid(format!(
+                "{}: unreadable run state ({e}); `zurdo run --reset` archives it and starts over",
+                shown.display()
+            ))
+        })
     }
 
-    /// Writes `prd.json` atomically.
-    pub fn save(&mut self, path: &Path) -> std::io::Result<()> {
+    /// Stamps `updated_at` and serializes the state as `prd.json` holds it.
+    pub fn to_bytes(&mut self) -> std::io::Result<Vec<u8>> {
         self.updated_at = zurdo_base::time::now();
-        let text = serde_json::to_vec_pretty(self).map_err(std::io::Error::other)?;
-        zurdo_base::files::write_atomic(path, &text)
+        serde_json::to_vec_pretty(self).map_err(std::io::Error::other)
     }
 
     /// The state of task `id`.

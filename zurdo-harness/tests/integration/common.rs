@@ -157,3 +157,31 @@ pub fn state(root: &Path) -> serde_json::Value {
     serde_json::from_slice(&std::fs::read(state_dir(root).join("prd.json")).expect("prd.json"))
         .expect("valid JSON")
 }
+
+/// A live process whose command name is `zurdo` (a stand-in that sleeps
+/// 30 s), for lock tests: kill it when done.
+pub fn live_zurdo() -> (std::process::Child, tempfile::TempDir) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let script = dir.path().join("script.json");
+    std::fs::write(&script, r#"{"attempts": [{"sleep_ms": 30000}]}"#).expect("script");
+    let child = Command::new(env!("CARGO_BIN_EXE_zurdo"))
+        .args(["stand-in", "gemini", "-p", "wait", "--skip-trust", "-y"])
+        .current_dir(dir.path())
+        .env("ZURDO_STAND_IN_SCRIPT", &script)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("the zurdo binary runs");
+    (child, dir)
+}
+
+/// The lock line a live process `pid` would have written now.
+pub fn lock_line(pid: u32) -> String {
+    let id = zurdo_base::process::identity(pid).expect("a live process");
+    format!(
+        "{pid} {} {} {}\n",
+        zurdo_base::time::now(),
+        id.start,
+        id.boot
+    )
+}

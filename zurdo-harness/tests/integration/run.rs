@@ -714,8 +714,45 @@ fn a_live_lock_refuses_and_a_dead_one_is_taken_over() {
     std::fs::create_dir_all(s.state_dir()).expect("state dir");
     let lock = s.state_dir().join("lock");
 
-    let mut holder = Command::new("sleep").arg("30").spawn().expect("sleep");
-    std::fs::write(&lock, format!("{} 2026-01-01T00:00:00Z\n", holder.id())).expect("lock");
+    // Locks that name processes other than a running zurdo are stale: pid 1,
+    // an unrelated live process, a pid reused since (another start time).
+    let mut stranger = Command::new("sleep").arg("30").spawn().expect("sleep");
+    let (mut holder, _script) = crate::common::live_zurdo();
+    let mut reused = crate::common::lock_line(holder.id());
+    reused = reused.replacen(
+        &format!(
+            " {} ",
+            zurdo_base::process::identity(holder.id())
+                .expect("id")
+                .start
+        ),
+        " 1 ",
+        1,
+    );
+    for planted in [
+        "1 2026-01-01T00:00:00Z\n".to_string(),
+        crate::common::lock_line(1),
+        crate::common::lock_line(stranger.id()),
+        format!("{} 2026-01-01T00:00:00Z\n", stranger.id()),
+        reused,
+    ] {
+        std::fs::write(&lock, &planted).expect("lock");
+        let out = s.run(&["--skip-model-check"]);
+        assert_ne!(out.code, 3, "{planted:?} refused the run: {out}");
+        assert!(
+            out.stderr.contains("taking over a stale lock"),
+            "{planted:?}: {out}"
+        );
+        std::fs::remove_dir_all(s.state_dir()).expect("reset");
+        std::fs::create_dir_all(s.state_dir()).expect("state dir");
+    }
+    let _ = stranger.kill();
+    let _ = stranger.wait();
+    std::fs::remove_file(s.root.join("out.txt")).ok();
+
+    // A running zurdo, as its lock records it: held.
+    std::fs::write(&lock, crate::common::lock_line(holder.id())).expect("lock");
+    let calls = s.invocations().len();
     let out = s.run(&[]);
     let _ = holder.kill();
     let _ = holder.wait();
@@ -724,7 +761,7 @@ fn a_live_lock_refuses_and_a_dead_one_is_taken_over() {
         out.stderr.contains(&format!("pid {}", holder.id())),
         "names the pid: {out}"
     );
-    assert!(s.invocations().is_empty(), "no agent, no probe");
+    assert_eq!(s.invocations().len(), calls, "no agent, no probe");
     assert!(!s.state_dir().join("prd.json").exists());
     assert!(
         lock.exists(),

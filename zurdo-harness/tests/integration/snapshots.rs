@@ -429,9 +429,12 @@ fn run_refusals_and_resume() {
     let changed = format!("{SMALL_PRD}- [ ] and it is fine [file-exists: out.txt]\n");
     std::fs::write(root.join("prds/p.md"), &changed).expect("edit the PRD");
     runs.push(run_transcript(root, &["run", "--no-prompt", "prds/p.md"]));
-    // A live lock (pid 1 always exists).
-    std::fs::write(state.join("lock"), "1 2026-01-01T00:00:00Z\n").expect("lock");
+    // A lock a running zurdo holds.
+    let (mut holder, _script) = crate::common::live_zurdo();
+    std::fs::write(state.join("lock"), crate::common::lock_line(holder.id())).expect("lock");
     runs.push(run_transcript(root, &["run", "--reset", "prds/p.md"]));
+    let _ = holder.kill();
+    let _ = holder.wait();
     // A stale lock is taken over; the reset archives and starts again.
     std::fs::write(state.join("lock"), "4194305 2026-01-01T00:00:00Z\n").expect("lock");
     runs.push(run_transcript(root, &["run", "--reset", "prds/p.md"]));

@@ -183,6 +183,11 @@ impl Dir {
                         path.display()
                     ),
                 ),
+                // A FIFO with no reader, opened for writing without blocking.
+                Some(libc::ENXIO) => std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    format!("{} is a FIFO, not a file", path.display()),
+                ),
                 _ => std::io::Error::new(e.kind(), format!("{}: {e}", path.display())),
             });
         }
@@ -219,9 +224,29 @@ impl Dir {
     }
 
     /// Appends `bytes` to the file `name` (created when missing) and syncs
-    /// its data; a symlink at `name` is refused.
+    /// its data. A symlink, a FIFO or a device at `name` is refused with
+    /// [`std::io::ErrorKind::InvalidInput`] (opened without blocking, so a
+    /// FIFO with no reader cannot hang the caller).
     pub fn append(&self, name: &str, bytes: &[u8]) -> std::io::Result<()> {
-        let mut file = self.open_file(name, libc::O_WRONLY | libc::O_APPEND | libc::O_CREAT)?;
+        let mut file = self
+            .open_file(
+                name,
+                libc::O_WRONLY | libc::O_APPEND | libc::O_CREAT | libc::O_NONBLOCK,
+            )
+            .map_err(|e| match e.raw_os_error() {
+                // A FIFO with no reader, opened for writing without blocking.
+                Some(libc::ENXIO) => std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    format!("{} is a FIFO, not a file", self.path.join(name).display()),
+                ),
+                _ => e,
+            })?;
+        if !file.metadata()?.is_file() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!("{} is not a regular file", self.path.join(name).display()),
+            ));
+        }
         file.write_all(bytes)?;
         file.sync_data()
     }

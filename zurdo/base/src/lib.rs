@@ -8,11 +8,13 @@
 //! - [`dir`]: a directory held open, in which files are written and read
 //!   without ever following a symlink (for directories another process can
 //!   write into).
+//! - [`process`]: a process's identity beyond its reusable pid.
 //! - [`time`]: the RFC 3339 timestamps every record carries.
 //! - [`text`]: cutting text to a budget on character boundaries, one-line
 //!   summaries, terminal escapes removed.
 
 pub mod dir;
 pub mod files;
+pub mod process;
 pub mod text;
 pub mod time;

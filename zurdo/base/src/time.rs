@@ -5,6 +5,11 @@ pub fn now() -> String {
     humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
 }
 
+/// An RFC 3339 timestamp read back (`None` when it does not parse).
+pub fn parse(text: &str) -> Option<std::time::SystemTime> {
+    humantime::parse_rfc3339(text).ok()
+}
+
 /// Now, made safe for a file name (`2026-11-30T09-58-00Z`).
 pub fn now_for_file_name() -> String {
     now().replace(':', "-")
@@ -18,5 +23,6 @@ mod tests {
         assert_eq!(now.len(), 20, "{now}");
         assert!(now.ends_with('Z') && now.as_bytes()[10] == b'T', "{now}");
         assert!(!super::now_for_file_name().contains(':'));
+        assert!(super::parse(&now).is_some() && super::parse("yesterday").is_none());
     }
 }

@@ -1,0 +1,203 @@
+//! zurdo's own state directory against an agent that plants symlinks in it:
+//! nothing zurdo writes goes through a symlink, wherever the agent put one
+//! (a file zurdo is about to write, a directory it writes into, `.zurdo`
+//! itself), and the lock cannot be faked with an unrelated process.
+
+use std::path::Path;
+
+use serde_json::json;
+
+use crate::common::{run_repo, state, state_dir, text, zurdo_run};
+
+const PRD: &str = "# PRD: p\n\n## Task: task-1 — Write it\n**Effort**: low\n**Depends-on**: []\n**Max-Attempts**: 3\n\n\
+### Description\nWrite out.txt.\n\n### Acceptance Criteria\n- [ ] written [file-exists: out.txt]\n";
+
+/// Files outside the repository that symlinks point at: each must be
+/// exactly as it was after the run.
+fn victims(outside: &Path) -> Vec<(std::path::PathBuf, &'static str)> {
+    ["prompt", "log", "diff", "policy", "baseline", "out"]
+        .iter()
+        .map(|name| (outside.join(name), "precious\n"))
+        .collect()
+}
+
+#[test]
+fn symlinks_an_agent_plants_in_the_state_are_never_written_through() {
+    let outside = tempfile::tempdir().expect("temp");
+    for (path, body) in victims(outside.path()) {
+        std::fs::write(path, body).expect("victim");
+    }
+    let reports = outside.path().join("reports");
+    std::fs::create_dir(&reports).expect("mkdir");
+    let o = outside.path().display();
+    // Attempt 1 plants a symlink at every file zurdo writes next, and swaps
+    // the reports directory for one outside; attempt 2 does the work.
+    let plant = format!(
+        "for d in .zurdo/p-*; do \
+           ln -sf {o}/prompt $d/iterations/task-1-2.prompt; \
+           ln -sf {o}/out $d/iterations/task-1-2.out; \
+           rm -f $d/progress.log; ln -s {o}/log $d/progress.log; \
+           ln -sf {o}/diff $d/run-diff.patch; \
+           rm -f $d/policy.json; ln -s {o}/policy $d/policy.json; \
+           rm -f $d/baseline; ln -s {o}/baseline $d/baseline; \
+           rm -rf $d/reports; ln -s {o}/reports $d/reports; \
+         done"
+    );
+    let script = json!({"attempts": [
+        {"run": plant, "text": "planted"},
+        {"write": {"out.txt": "ok\n"}, "text": "done"}
+    ]})
+    .to_string();
+    let r = run_repo(PRD, "", &[], &script, true);
+    let out = zurdo_run(r.path(), &[], &[]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_eq!(state(r.path())["tasks"][0]["status"], "passed");
+    for (path, body) in victims(outside.path()) {
+        assert_eq!(
+            std::fs::read_to_string(&path).expect("victim"),
+            body,
+            "{} was written through a symlink",
+            path.display()
+        );
+    }
+    assert_eq!(
+        std::fs::read_dir(&reports).expect("ls").count(),
+        0,
+        "no report written through the planted reports symlink"
+    );
+    // The records zurdo wrote are its own files, and it said what it refused.
+    let dir = state_dir(r.path());
+    for name in [
+        "iterations/task-1-2.prompt",
+        "progress.log",
+        "run-diff.patch",
+    ] {
+        let meta = std::fs::symlink_metadata(dir.join(name)).expect(name);
+        assert!(meta.is_file(), "{name} is zurdo's own file again");
+    }
+    assert!(
+        stderr.contains("progress.log was not a regular file"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("reports is a symlink; zurdo does not write through symlinks"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_zurdo_directory_that_is_a_symlink_or_a_file_is_refused() {
+    let outside = tempfile::tempdir().expect("temp");
+    for (what, plant) in [("a symlink", true), ("a file", false)] {
+        let r = run_repo(
+            PRD,
+            "",
+            &[],
+            r#"{"attempts": [{"write": {"out.txt": "ok\n"}}]}"#,
+            false,
+        );
+        let zurdo = r.path().join(".zurdo");
+        // Keep the config and the agent, under a real directory elsewhere.
+        let moved = outside.path().join(format!("moved-{plant}"));
+        std::fs::rename(&zurdo, &moved).expect("move .zurdo");
+        if plant {
+            std::os::unix::fs::symlink(&moved, &zurdo).expect("plant");
+        } else {
+            std::fs::write(&zurdo, "not a directory").expect("plant");
+        }
+        let script = moved.join("script.json").display().to_string();
+        let out = zurdo_run(
+            r.path(),
+            &["--skip-model-check"],
+            &[("ZURDO_STAND_IN_SCRIPT", &script)],
+        );
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{what}: {stderr}");
+        let expected = if plant {
+            ".zurdo is a symlink; zurdo does not write through symlinks (remove it and run again)"
+        } else {
+            ".zurdo is not a directory"
+        };
+        assert!(stderr.contains(expected), "{what}: {stderr}");
+        let written: Vec<_> = std::fs::read_dir(&moved)
+            .expect("ls")
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with("p-"))
+            .collect();
+        assert!(
+            written.is_empty(),
+            "{what}: state written through it: {written:?}"
+        );
+    }
+}
+
+fn mkfifo(path: &Path) -> bool {
+    std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+#[test]
+fn fifos_where_zurdo_reads_its_own_files_are_refused_not_waited_on() {
+    let script = r#"{"attempts": [{"write": {"out.txt": "ok\n"}}]}"#;
+    // The config.
+    let r = run_repo(PRD, "", &[], script, false);
+    let config = r.path().join(".zurdo/config.toml");
+    std::fs::remove_file(&config).expect("rm");
+    if !mkfifo(&config) {
+        eprintln!("skipped: mkfifo is not available");
+        return;
+    }
+    let out = zurdo_run(r.path(), &["--skip-model-check"], &[]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("config.toml: cannot read: not a regular file (a FIFO)"),
+        "{stderr}"
+    );
+
+    // prd.json, and progress.log, of a run that already happened.
+    let r = run_repo(PRD, "", &[], script, false);
+    let first = zurdo_run(r.path(), &["--skip-model-check"], &[]);
+    assert_eq!(first.status.code(), Some(0), "{}", text(&first.stderr));
+    let dir = state_dir(r.path());
+    std::fs::remove_file(dir.join("progress.log")).expect("rm");
+    assert!(mkfifo(&dir.join("progress.log")));
+    let again = zurdo_run(r.path(), &["--skip-model-check"], &[]);
+    let stderr = text(&again.stderr);
+    assert_eq!(again.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("progress.log was not a regular file"),
+        "{stderr}"
+    );
+    std::fs::remove_file(dir.join("prd.json")).expect("rm");
+    assert!(mkfifo(&dir.join("prd.json")));
+    let refused = zurdo_run(r.path(), &["--skip-model-check"], &[]);
+    let stderr = text(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("prd.json: not a regular file (a FIFO), so it is not read"),
+        "{stderr}"
+    );
+
+    // A lesson: skipped, named, and the run goes on.
+    let r = run_repo(
+        PRD,
+        "[roles.reasoner]\nprovider = \"anthropic\"\nmodel = \"haiku\"\n[reason]\nenabled = true\n",
+        &[],
+        script,
+        false,
+    );
+    std::fs::create_dir_all(r.path().join("lessons")).expect("mkdir");
+    assert!(mkfifo(&r.path().join("lessons/lesson-0badf1f0.md")));
+    let out = zurdo_run(r.path(), &["--skip-model-check"], &[]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("lesson-0badf1f0.md skipped: unreadable: not a regular file (a FIFO)"),
+        "{stderr}"
+    );
+}
