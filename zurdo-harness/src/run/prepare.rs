@@ -81,6 +81,12 @@ pub(super) fn prepare(
                     format!("{display} changed since its run state was written (.zurdo/{}/prd.json); `zurdo run --reset {display}` archives that state and starts over", dir.slug),
                 ));
             }
+            if let Err(why) = old.check(&prd) {
+                return Err(Error::invalid(format!(
+                    "{}: the run state does not add up ({why}): it was edited or damaged; `zurdo run --reset {display}` archives it and starts over",
+                    dir.prd_json().display()
+                )));
+            }
             match resume::ask(&options, &display) {
                 Choice::Resume => {
                     resume::reconcile(&dir, &old, &events);

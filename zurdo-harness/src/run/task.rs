@@ -36,7 +36,11 @@ impl Run {
         self.take_task_baselines(task);
         let max = self.record.task(&task.id).map_or(1, |t| t.max_attempts);
         loop {
-            let attempt = self.record.task(&task.id).map_or(0, |t| t.attempts) + 1;
+            let attempt = self
+                .record
+                .task(&task.id)
+                .map_or(0, |t| t.attempts)
+                .saturating_add(1);
             if attempt > max {
                 self.settle(task, Status::Failed, Settled::BudgetSpent { max });
                 return;

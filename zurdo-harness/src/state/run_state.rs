@@ -403,4 +403,52 @@ impl RunState {
     pub fn task(&self, id: &str) -> Option<&TaskState> {
         self.tasks.iter().find(|t| t.id == id)
     }
+
+    /// Checks a state read back before trusting it: the tasks are `prd`'s,
+    /// in run order, and each task's counters agree with what is recorded
+    /// (attempts equal the iterations kept, numbered 1 to n, within a
+    /// budget of at most [`MAX_ATTEMPTS`]). A record that fails was edited
+    /// or damaged; the message says where.
+    pub fn check(&self, prd: &zurdo::Prd) -> Result<(), String> {
+        let expected: Vec<&str> = prd.tasks_in_run_order().map(|t| t.id.as_str()).collect();
+        let recorded: Vec<&str> = self.tasks.iter().map(|t| t.id.as_str()).collect();
+        if expected != recorded {
+            return Err(format!(
+                "its tasks ({}) are not the PRD's ({})",
+                recorded.join(", "),
+                expected.join(", ")
+            ));
+        }
+        for t in &self.tasks {
+            if t.max_attempts == 0 || t.max_attempts > MAX_ATTEMPTS {
+                return Err(format!(
+                    "{}: an attempt budget of {} (1 to {MAX_ATTEMPTS})",
+                    t.id, t.max_attempts
+                ));
+            }
+            if t.attempts > t.max_attempts {
+                return Err(format!(
+                    "{}: {} attempts spent of a budget of {}",
+                    t.id, t.attempts, t.max_attempts
+                ));
+            }
+            if t.iterations.len() != t.attempts as usize
+                || t.iterations
+                    .iter()
+                    .enumerate()
+                    .any(|(i, it)| it.attempt as usize != i + 1)
+            {
+                return Err(format!(
+                    "{}: {} attempts counted but {} iterations recorded",
+                    t.id,
+                    t.attempts,
+                    t.iterations.len()
+                ));
+            }
+        }
+        Ok(())
+    }
 }
+
+/// The largest attempt budget a run state may record.
+pub const MAX_ATTEMPTS: u32 = 1000;

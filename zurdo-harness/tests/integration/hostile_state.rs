@@ -201,3 +201,51 @@ fn fifos_where_zurdo_reads_its_own_files_are_refused_not_waited_on() {
         "{stderr}"
     );
 }
+
+#[test]
+fn an_edited_run_state_is_checked_before_it_is_trusted() {
+    let failing = r#"{"attempts": [{"text": "no"}], "log": "calls.jsonl"}"#;
+    let calls = |root: &Path| {
+        std::fs::read_to_string(root.join(".zurdo/calls.jsonl"))
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| l.contains("\"probe\":false"))
+            .count()
+    };
+    let prd = PRD.replace("**Max-Attempts**: 3", "**Max-Attempts**: 2");
+    type Edit = fn(&mut serde_json::Value);
+    let edits: [(&str, Edit); 3] = [
+        ("a wrapped counter", |s| {
+            s["tasks"][0]["attempts"] = json!(u32::MAX);
+        }),
+        ("a budget past the limit", |s| {
+            s["tasks"][0]["max_attempts"] = json!(u32::MAX);
+        }),
+        ("attempts without their iterations", |s| {
+            s["tasks"][0]["attempts"] = json!(1);
+            s["tasks"][0]["iterations"] = json!([]);
+        }),
+    ];
+    for (what, edit) in edits {
+        let r = run_repo(&prd, "", &[], failing, false);
+        let root = r.path();
+        // An honest failed run: two attempts, then resumable.
+        let first = zurdo_run(root, &["--skip-model-check"], &[]);
+        assert_eq!(first.status.code(), Some(1), "{}", text(&first.stderr));
+        assert_eq!(calls(root), 2);
+        let mut s = state(root);
+        s["tasks"][0]["status"] = json!("pending");
+        edit(&mut s);
+        let path = state_dir(root).join("prd.json");
+        std::fs::write(&path, serde_json::to_vec(&s).expect("JSON")).expect("edit");
+        let out = zurdo_run(root, &["--skip-model-check"], &[]);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{what}: {stderr}");
+        assert!(
+            stderr.contains("the run state does not add up")
+                && stderr.contains("`zurdo run --reset prds/p.md`"),
+            "{what}: {stderr}"
+        );
+        assert_eq!(calls(root), 2, "{what}: no agent ran");
+    }
+}
