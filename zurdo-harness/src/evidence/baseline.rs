@@ -326,12 +326,28 @@ pub fn delete_refs(root: &Path, slug: &str) -> Result<usize, BaselineError> {
     Ok(names.len())
 }
 
-/// `refs/zurdo/<slug>/<task>`, or the `refs/zurdo/<slug>/` prefix without a task, after
-/// checking that both parts are single, valid ref components.
+/// `slug` as one valid ref component: letters, digits, `-` and `_` as they
+/// are, every other byte as `%XX` (a PRD file name may hold spaces, `~`,
+/// `^`, `:`, `?`, dots… that git refuses in a ref).
+fn ref_component(slug: &str) -> String {
+    let mut out = String::with_capacity(slug.len());
+    for b in slug.bytes() {
+        if b.is_ascii_alphanumeric() || b == b'-' || b == b'_' {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// `refs/zurdo/<slug>/<task>`, or the `refs/zurdo/<slug>/` prefix without a task, the slug
+/// encoded as one ref component, after checking that both parts are valid.
 fn ref_name(slug: &str, task: Option<&str>) -> Result<String, BaselineError> {
+    let slug = ref_component(slug);
     let probe = format!("{REF_NAMESPACE}{slug}/{}", task.unwrap_or("x"));
     let single = |part: &str| !part.is_empty() && !part.contains('/');
-    if !single(slug) || !task.is_none_or(single) || !Reference::is_valid_name(&probe) {
+    if !single(&slug) || !task.is_none_or(single) || !Reference::is_valid_name(&probe) {
         return Err(BaselineError::InvalidRefName(probe));
     }
     Ok(match task {
@@ -697,10 +713,27 @@ mod tests {
             ref_name("feature-1a2b", None).unwrap(),
             "refs/zurdo/feature-1a2b/"
         );
+        // Any file name makes a valid ref: what git refuses is encoded.
+        for slug in [
+            "my prd-1a2b",
+            "a~1^2:3?-1a2b",
+            "v1.2-1a2b",
+            "a/b",
+            "ünïcode-1a2b",
+        ] {
+            let name = ref_name(slug, Some("task-1")).expect(slug);
+            assert!(Reference::is_valid_name(&name), "{name}");
+        }
+        assert_eq!(
+            ref_name("my prd~1-1a2b", Some("task-1")).unwrap(),
+            "refs/zurdo/my%20prd%7E1-1a2b/task-1"
+        );
+        assert_ne!(
+            ref_name("a b", None).unwrap(),
+            ref_name("a%20b", None).unwrap()
+        );
         for (slug, task) in [
             ("", "task-1"),
-            ("a/b", "task-1"),
-            ("my prd-1a2b", "task-1"),
             ("feature", "a..b"),
             ("feature", "t/x"),
             ("feature", "x.lock"),

@@ -249,3 +249,35 @@ fn an_edited_run_state_is_checked_before_it_is_trusted() {
         assert_eq!(calls(root), 2, "{what}: no agent ran");
     }
 }
+
+#[test]
+fn a_prd_file_name_git_refuses_in_a_ref_still_gets_its_rollback_ref() {
+    let script = r#"{"attempts": [{"write": {"out.txt": "ok\n"}}]}"#;
+    let r = run_repo(PRD, "", &[], script, true);
+    let root = r.path();
+    for name in ["my feature~1.md", "a^b:c?.md"] {
+        std::fs::write(root.join("prds").join(name), PRD).expect("prd");
+        let prd = format!("prds/{name}");
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_zurdo"))
+            .args(["run", "--no-prompt", "--skip-model-check", &prd])
+            .current_dir(root)
+            .env("ZURDO_STAND_IN_SCRIPT", root.join(".zurdo/script.json"))
+            .output()
+            .expect("zurdo runs");
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{name}: {stderr}");
+        assert!(
+            !stderr.contains("cannot record refs/zurdo"),
+            "{name}: {stderr}"
+        );
+        std::fs::remove_file(root.join("out.txt")).expect("rm");
+    }
+    let refs = std::process::Command::new("git")
+        .args(["for-each-ref", "--format=%(refname)", "refs/zurdo/"])
+        .current_dir(root)
+        .output()
+        .expect("git");
+    let refs = text(&refs.stdout);
+    assert!(refs.contains("refs/zurdo/my%20feature%7E1-"), "{refs}");
+    assert!(refs.contains("refs/zurdo/a%5Eb%3Ac%3F-"), "{refs}");
+}
