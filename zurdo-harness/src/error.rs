@@ -18,8 +18,8 @@ pub enum Exit {
     /// Refused: another run holds the PRD's lock, or a standing rule is red
     /// before the run or ran over its budget.
     Refused,
-    /// Drift: the PRD changed since its run state was written, or a model
-    /// probe failed.
+    /// Drift: the PRD changed since its run state was written, a model
+    /// probe failed, or the agent's CLI could not be started.
     Drift,
 }
 
@@ -61,6 +61,9 @@ pub enum ErrorKind {
     Drift,
     /// A model probe failed: the CLI cannot answer with that model.
     Probe,
+    /// The agent's CLI could not be started (not installed, not
+    /// executable, its command line refused by the system).
+    Agent,
     /// An operation did not succeed (vela could not start or stop).
     Failed,
 }
@@ -71,7 +74,7 @@ impl ErrorKind {
         match self {
             ErrorKind::Invalid | ErrorKind::Io => Exit::Invalid,
             ErrorKind::LockHeld | ErrorKind::Standing => Exit::Refused,
-            ErrorKind::Drift | ErrorKind::Probe => Exit::Drift,
+            ErrorKind::Drift | ErrorKind::Probe | ErrorKind::Agent => Exit::Drift,
             ErrorKind::Failed => Exit::Failed,
         }
     }
@@ -144,6 +147,7 @@ mod tests {
         assert_eq!(code(ErrorKind::Standing), 3);
         assert_eq!(code(ErrorKind::Drift), 4);
         assert_eq!(code(ErrorKind::Probe), 4);
+        assert_eq!(code(ErrorKind::Agent), 4);
         assert_eq!(code(ErrorKind::Failed), 1);
         assert_eq!((Exit::Ok.code(), Exit::ok_if(false).code()), (0, 1));
         let e = Error::io(Path::new("/x/y"), "cannot write", "denied");

@@ -79,6 +79,17 @@ pub enum Settled {
     },
 }
 
+/// Why an attempt was dropped without being counted.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DropCause {
+    /// A hard stop or a crash interrupted it (found on resume).
+    #[default]
+    Interrupted,
+    /// The agent's CLI could not be started: not the task's failure.
+    AgentNotStarted,
+}
+
 /// What happened to a lesson extraction after a recovery.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -118,12 +129,15 @@ pub enum Event {
         /// How many.
         count: usize,
     },
-    /// An attempt that started and never finished was dropped, uncounted.
+    /// An attempt that never finished was dropped, uncounted.
     AttemptDropped {
         /// The task.
         task: String,
         /// The attempt.
         attempt: u32,
+        /// Why.
+        #[serde(default)]
+        cause: DropCause,
     },
     /// Today's `[verification]` hashes differently; the run-start policy stays.
     PolicyKept {

@@ -4,7 +4,7 @@
 
 use zurdo_base::text::first_line;
 
-use super::{Event, Extraction, Settled};
+use super::{DropCause, Event, Extraction, Settled};
 use crate::state::lock::Stale;
 
 /// How a line may be coloured on a terminal.
@@ -64,9 +64,20 @@ pub fn lines(event: &Event) -> Vec<Line> {
             Warn,
             format!("zurdo: stopped {count} process(es) left over from the interrupted agent"),
         ),
-        Event::AttemptDropped { task, attempt } => one(
+        Event::AttemptDropped {
+            task,
+            attempt,
+            cause: DropCause::Interrupted,
+        } => one(
             Warn,
             format!("zurdo: attempt {attempt} of {task} was interrupted; it is dropped and not counted"),
+        ),
+        Event::AttemptDropped {
+            cause: DropCause::AgentNotStarted,
+            ..
+        } => one(
+            Warn,
+            "    not counted: the agent never started, so this is not the task's failure".to_string(),
         ),
         Event::PolicyKept { policy } => one(
             Warn,

@@ -7,7 +7,7 @@
 
 use std::fmt::Write;
 
-use crate::event::Event;
+use crate::event::{DropCause, Event};
 
 /// One line per warning among `events` (none: the section is left out).
 pub fn lines(events: &[Event]) -> Vec<String> {
@@ -16,8 +16,17 @@ pub fn lines(events: &[Event]) -> Vec<String> {
 
 fn line(event: &Event) -> Option<String> {
     Some(match event {
-        Event::AttemptDropped { task, attempt } => format!(
-            "`{task}` attempt {attempt} was interrupted: dropped, not counted"
+        Event::AttemptDropped {
+            task,
+            attempt,
+            cause: DropCause::Interrupted,
+        } => format!("`{task}` attempt {attempt} was interrupted: dropped, not counted"),
+        Event::AttemptDropped {
+            task,
+            attempt,
+            cause: DropCause::AgentNotStarted,
+        } => format!(
+            "`{task}` attempt {attempt}: the agent never started (not counted)"
         ),
         Event::LeftoversKilled { count } => format!(
             "a resume killed {count} process(es) left over from an interrupted agent"
@@ -92,6 +101,7 @@ mod tests {
             Event::AttemptDropped {
                 task: "task-1".into(),
                 attempt: 2,
+                cause: DropCause::Interrupted,
             },
         ];
         let mut out = String::new();

@@ -12,7 +12,8 @@ use super::record::{self, Header, Recorded};
 use super::verify::Verification;
 use super::Run;
 use crate::agent::invoke;
-use crate::event::{Event, Settled};
+use crate::error::{Error, ErrorKind};
+use crate::event::{DropCause, Event, Settled};
 use crate::state::run_state::{AgentRecord, Status};
 
 /// What the agent did in one attempt.
@@ -43,7 +44,16 @@ impl Run {
             max,
             model: model.to_string(),
         });
-        let agent = self.run_agent(task, attempt, model, &prompt);
+        let Some(agent) = self.run_agent(task, attempt, model, &prompt) else {
+            // Not the task's failure: the attempt is not counted, and the
+            // run stops (a resume retries it once the CLI can start).
+            self.events.emit(Event::AttemptDropped {
+                task: task.id.clone(),
+                attempt,
+                cause: DropCause::AgentNotStarted,
+            });
+            return None;
+        };
         let verification = self.verify(task, attempt);
         let header = Header {
             attempt,
@@ -74,7 +84,10 @@ impl Run {
     }
 
     /// Runs the agent's CLI with its deadline; a second Ctrl-C kills it.
-    fn run_agent(&mut self, task: &Task, attempt: u32, model: &str, prompt: &str) -> AgentRun {
+    /// `None` when the CLI could not be started at all: the run stops with
+    /// that error (a CLI that cannot start is not the task's failure, and
+    /// no attempt is charged for it).
+    fn run_agent(&mut self, task: &Task, attempt: u32, model: &str, prompt: &str) -> Option<AgentRun> {
         let provider = self.ctx.config.executor;
         let invocation = invoke::command_line(
             provider,
@@ -122,10 +135,10 @@ impl Run {
                     tool_calls: record.tool_calls,
                     error: record.error.clone(),
                 });
-                AgentRun {
+                Some(AgentRun {
                     record,
                     narrative: report.final_text,
-                }
+                })
             }
             Err(e) => {
                 self.events.emit(Event::AgentNotStarted {
@@ -134,13 +147,18 @@ impl Run {
                     program: invocation.program.clone(),
                     error: e.to_string(),
                 });
-                AgentRun {
-                    record: AgentRecord {
-                        error: Some(format!("could not start `{}`: {e}", invocation.program)),
-                        ..Default::default()
-                    },
-                    narrative: None,
-                }
+                let provider = self.ctx.config.executor;
+                self.stop = Some(Error::new(
+                    ErrorKind::Agent,
+                    format!(
+                        "cannot start the {} CLI `{}`: {e}; install it or set [providers.{}] command in .zurdo/config.toml, then `zurdo run {}` resumes (no attempt was charged)",
+                        provider.name(),
+                        invocation.program,
+                        provider.name(),
+                        self.ctx.display
+                    ),
+                ));
+                None
             }
         }
     }

@@ -35,7 +35,7 @@ use zurdo::verify::{HintResult, StandingRule, Verifier};
 use zurdo::{Prd, Task};
 
 use crate::config::Config;
-use crate::error::{Error, ErrorKind, Exit, Outcome};
+use crate::error::{Error, Exit, Outcome};
 use crate::event::{Event, Events, Reporter, Settled};
 use crate::evidence::Guards;
 use crate::state::lock::Lock;
@@ -137,16 +137,17 @@ struct Run {
     guards: Guards,
     lessons: Lessons,
     interrupt: Interrupt,
-    /// Set when the run must stop with exit 3 (a standing set over budget).
-    refused: Option<String>,
+    /// Set when the run must stop with this error once the current step
+    /// ends (a standing set over budget; an agent CLI that cannot start).
+    stop: Option<Error>,
     _lock: Lock,
 }
 
 impl Run {
-    /// True once the run is stopping (Ctrl-C, or refused): it spends
+    /// True once the run is stopping (Ctrl-C, or an error): it spends
     /// nothing more.
     fn stopping(&self) -> bool {
-        self.interrupt.requested() || self.refused.is_some()
+        self.interrupt.requested() || self.stop.is_some()
     }
 
     fn save(&mut self) {
@@ -219,8 +220,8 @@ impl Run {
             complete,
             display: self.ctx.display.clone(),
         });
-        if let Some(message) = &self.refused {
-            return Err(Error::new(ErrorKind::Standing, message.clone()));
+        if let Some(error) = self.stop.take() {
+            return Err(error);
         }
         let bad = self.record.state.tasks.iter().any(|t| {
             matches!(

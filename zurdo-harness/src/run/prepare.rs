@@ -133,7 +133,7 @@ pub(super) fn prepare(
         events,
         guards,
         lessons,
-        refused: None,
+        stop: None,
         _lock: lock,
     };
     run.record_toolchain();

@@ -79,7 +79,7 @@ pub(super) struct Reasoner<'r> {
     guards: &'r Guards,
     events: &'r Events,
     interrupt: &'r Interrupt,
-    /// The run is stopping (Ctrl-C, or refused): no reasoner call is made.
+    /// The run is stopping (Ctrl-C, or an error): no reasoner call is made.
     stopping: bool,
 }
 
@@ -109,7 +109,7 @@ impl Reasoner<'_> {
     /// when a `halt_task` verdict stops the task.
     pub(super) fn after_failure(&mut self, task: &Task, attempt: u32, max: u32) -> Option<Status> {
         let stall = self.detect_stall(task, attempt)?;
-        // A run that is stopping (Ctrl-C, or refused) spends nothing more.
+        // A run that is stopping (Ctrl-C, or an error) spends nothing more.
         if !self.ctx.config.reason.enabled || self.stopping {
             return None;
         }

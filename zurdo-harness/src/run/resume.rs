@@ -11,7 +11,7 @@ use super::orphans::Mark;
 use super::Options;
 use crate::config::Config;
 use crate::error::Error;
-use crate::event::{log, Event, Events};
+use crate::event::{log, DropCause, Event, Events};
 use crate::evidence::{self, BaselineError};
 use crate::state::run_state::{RunState, Status, TaskState, VERSION};
 use crate::state::StateDir;
@@ -77,7 +77,11 @@ pub(super) fn reconcile(dir: &StateDir, state: &RunState, events: &Events) {
             events.emit(Event::LeftoversKilled { count });
         }
     }
-    events.emit(Event::AttemptDropped { task, attempt });
+    events.emit(Event::AttemptDropped {
+        task,
+        attempt,
+        cause: DropCause::Interrupted,
+    });
 }
 
 /// Starting over: the state directory archived and the slug's

@@ -12,6 +12,7 @@ use zurdo::Task;
 use super::Run;
 use crate::event::{BrokenRule, Event, HintFailure};
 use crate::evidence::frozen::{self, Snapshot};
+use crate::error::{Error, ErrorKind};
 use crate::evidence::CleanRoom;
 use crate::state::run_state::TaskState;
 
@@ -103,7 +104,7 @@ impl Run {
             }
         }
         if let Some(message) = &v.over_budget {
-            self.refused = Some(message.clone());
+            self.stop = Some(Error::new(ErrorKind::Standing, message.clone()));
         }
         v
     }
