@@ -107,6 +107,48 @@ pub fn command_line(
     }
 }
 
+/// Kills the process group of the agent (or probe) running when this
+/// process gets SIGINT or SIGTERM, then exits (130, or 143 for SIGTERM):
+/// for the commands that run an agent without a run loop (`zurdo doctor`,
+/// `zurdo init --check-models`). The agent's CLI dies with zurdo anyway
+/// (`PR_SET_PDEATHSIG`), but what it started would not.
+#[derive(Debug, Clone, Default)]
+pub struct KillOnSignal {
+    group: std::sync::Arc<std::sync::atomic::AtomicI32>,
+}
+
+impl KillOnSignal {
+    /// Starts watching for SIGINT and SIGTERM (a failure to watch only
+    /// loses the cleanup, so it is ignored).
+    pub fn install() -> KillOnSignal {
+        let guard = KillOnSignal::default();
+        let group = std::sync::Arc::clone(&guard.group);
+        if let Ok(mut signals) = signal_hook::iterator::Signals::new([
+            signal_hook::consts::SIGINT,
+            signal_hook::consts::SIGTERM,
+        ]) {
+            std::thread::spawn(move || {
+                if let Some(signal) = signals.forever().next() {
+                    let pid = group.load(std::sync::atomic::Ordering::SeqCst);
+                    if pid > 0 {
+                        zurdo::exec::kill_group(pid);
+                    }
+                    std::process::exit(128 + signal);
+                }
+            });
+        }
+        guard
+    }
+
+    /// The process group to kill (0: none).
+    pub fn set(&self, group: u32) {
+        self.group.store(
+            i32::try_from(group).unwrap_or(0),
+            std::sync::atomic::Ordering::SeqCst,
+        );
+    }
+}
+
 /// How one agent run went.
 #[derive(Debug, Clone)]
 pub struct Outcome {

@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use crate::agent::invoke;
 use crate::cli::DoctorArgs;
 use crate::config::Config;
 use crate::error::{Exit, Outcome};
@@ -32,6 +33,9 @@ pub fn run(args: &DoctorArgs) -> Outcome {
 /// reasoner; prints
 /// one line each. True when all answered.
 pub fn probe_all(config: &Config, root: &Path) -> bool {
+    // A stop (Ctrl-C, SIGTERM) kills the probe running then, whatever it
+    // started, before exiting.
+    let guard = invoke::KillOnSignal::install();
     let mut targets: Vec<(String, crate::agent::Provider, String)> = config
         .effort_map
         .get(&config.executor)
@@ -63,7 +67,11 @@ pub fn probe_all(config: &Config, root: &Path) -> bool {
                 *ok
             }
             None => {
-                let outcome = probe::probe(provider, config.command(provider), &model, root);
+                let outcome =
+                    probe::probe(provider, config.command(provider), &model, root, |pid| {
+                        guard.set(pid)
+                    });
+                guard.set(0);
                 match &outcome {
                     Ok(warnings) => {
                         println!("  {label}: {} {model}: ok", provider.name());

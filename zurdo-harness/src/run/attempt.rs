@@ -87,7 +87,13 @@ impl Run {
     /// `None` when the CLI could not be started at all: the run stops with
     /// that error (a CLI that cannot start is not the task's failure, and
     /// no attempt is charged for it).
-    fn run_agent(&mut self, task: &Task, attempt: u32, model: &str, prompt: &str) -> Option<AgentRun> {
+    fn run_agent(
+        &mut self,
+        task: &Task,
+        attempt: u32,
+        model: &str,
+        prompt: &str,
+    ) -> Option<AgentRun> {
         let provider = self.ctx.config.executor;
         let invocation = invoke::command_line(
             provider,

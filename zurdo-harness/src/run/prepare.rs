@@ -229,12 +229,15 @@ impl Run {
             .collect();
         for model in models {
             let provider = config.executor;
+            let interrupt = self.interrupt.clone();
             let outcome = probe::probe(
                 provider,
                 config.command(provider),
                 &model,
                 self.ctx.verifier.root(),
+                |pid| interrupt.set_agent_group(pid),
             );
+            self.interrupt.set_agent_group(0);
             self.events.emit(Event::ModelProbe {
                 model: model.clone(),
                 ok: outcome.is_ok(),

@@ -16,21 +16,24 @@ pub const PROBE_PREFIX: &str = "zurdo-probe:";
 pub const PROBE_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// Probes `model`; `Ok` carries advisory warnings, `Err` the CLI's reason.
+/// `on_spawn` is told the probe's process group (so a stop can kill it).
 pub fn probe(
     provider: Provider,
     command: &str,
     model: &str,
     dir: &Path,
+    on_spawn: impl FnOnce(u32),
 ) -> Result<Vec<String>, String> {
     let prompt = format!("{PROBE_PREFIX} reply with the single word OK and nothing else.");
     let invocation = invoke::command_line(provider, command, model, &prompt, dir);
-    let outcome = invoke::run(provider, &invocation, PROBE_TIMEOUT).map_err(|e| {
-        format!(
+    let outcome =
+        invoke::run_observed(provider, &invocation, PROBE_TIMEOUT, on_spawn).map_err(|e| {
+            format!(
             "cannot start `{command}`: {e} (is the {} CLI installed? see [providers.{}] command)",
             provider.default_command(),
             provider.name()
         )
-    })?;
+        })?;
     if outcome.timed_out {
         return Err(format!(
             "no answer within {}s (no network or no credentials?)",

@@ -10,9 +10,9 @@ use zurdo::verify::{CriterionResult, CriterionVerdict, HintResult, StandingRule,
 use zurdo::Task;
 
 use super::Run;
+use crate::error::{Error, ErrorKind};
 use crate::event::{BrokenRule, Event, HintFailure};
 use crate::evidence::frozen::{self, Snapshot};
-use crate::error::{Error, ErrorKind};
 use crate::evidence::CleanRoom;
 use crate::state::run_state::TaskState;
 

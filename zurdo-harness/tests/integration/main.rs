@@ -22,6 +22,7 @@ mod run;
 mod snapshots;
 mod standin;
 mod standing;
+mod stops;
 mod validate;
 mod vela;
 mod verify;
