@@ -75,6 +75,17 @@ fn c_name(name: &str) -> std::io::Result<CString> {
     })
 }
 
+/// What [`Dir::stat`] says of a name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Entry {
+    /// A regular file (not a symlink, a directory or anything else).
+    pub is_file: bool,
+    /// Its size.
+    pub len: u64,
+    /// When it last changed.
+    pub modified: std::time::SystemTime,
+}
+
 /// Temporary names are per process and per call.
 static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
@@ -269,6 +280,38 @@ impl Dir {
                 _ => ReadError::Io(e),
             })?;
         crate::files::read_open(file, limit)
+    }
+
+    /// What is at `name` (not following a symlink there): `None` when
+    /// nothing is.
+    pub fn stat(&self, name: &str) -> std::io::Result<Option<Entry>> {
+        let c = c_name(name)?;
+        // SAFETY: an all-zero `stat` is a valid value to be overwritten.
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        // SAFETY: a valid descriptor, NUL-terminated name and out pointer.
+        let r = unsafe {
+            libc::fstatat(
+                self.fd.as_raw_fd(),
+                c.as_ptr(),
+                &mut st,
+                libc::AT_SYMLINK_NOFOLLOW,
+            )
+        };
+        if r != 0 {
+            let e = std::io::Error::last_os_error();
+            return if e.kind() == std::io::ErrorKind::NotFound {
+                Ok(None)
+            } else {
+                Err(e)
+            };
+        }
+        let secs = u64::try_from(st.st_mtime).unwrap_or(0);
+        let nanos = u32::try_from(st.st_mtime_nsec).unwrap_or(0);
+        Ok(Some(Entry {
+            is_file: st.st_mode & libc::S_IFMT == libc::S_IFREG,
+            len: u64::try_from(st.st_size).unwrap_or(0),
+            modified: std::time::UNIX_EPOCH + std::time::Duration::new(secs, nanos),
+        }))
     }
 
     /// Renames `from` to `to`, both in this directory.

@@ -128,6 +128,22 @@ pub fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
     read_open(file, limit)
 }
 
+/// Like [`read_bounded`], but a symlink at `path` itself is refused rather
+/// than followed (for files found by a walk that does not follow links,
+/// which could have been swapped for one since).
+pub fn read_bounded_nofollow(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW)
+        .open(path)
+        .map_err(|e| match e.raw_os_error() {
+            Some(libc::ELOOP) => ReadError::NotRegular { kind: "a symlink" },
+            _ => ReadError::Io(e),
+        })?;
+    read_open(file, limit)
+}
+
 /// Reads an opened `file` when it is a regular file of at most `limit`
 /// bytes (see [`read_bounded`]).
 pub(crate) fn read_open(file: std::fs::File, limit: u64) -> Result<Vec<u8>, ReadError> {

@@ -13,7 +13,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
-use zurdo_base::files::{self, Durability};
+use zurdo_base::dir::Dir;
+use zurdo_base::files::Durability;
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -158,16 +159,36 @@ impl Manifest {
     /// The published manifest and its file name, when there is one this
     /// version of the adapters wrote.
     pub fn read(root: &Path) -> Option<(String, Manifest)> {
-        let dir = root.join(DIR);
-        let name = std::fs::read_to_string(dir.join("CURRENT")).ok()?;
+        let dir = lumen_dir(root, false).ok()?;
+        let name = String::from_utf8(dir.read("CURRENT", 4096).ok()?).ok()?;
         let name = name.trim().to_string();
-        if !safe_name(&name) {
+        if !safe_name(&name) || name.contains('/') {
             return None;
         }
         let manifest: Manifest =
-            serde_json::from_slice(&std::fs::read(dir.join(&name)).ok()?).ok()?;
+            serde_json::from_slice(&dir.read(&name, RECORD_LIMIT).ok()?).ok()?;
         (manifest.format == FORMAT && manifest.adapters == ADAPTERS).then_some((name, manifest))
     }
+}
+
+/// Most bytes of a manifest or an entry read back (larger is not read).
+const RECORD_LIMIT: u64 = 256 * 1024 * 1024;
+
+/// `.zurdo/lumen/`, every step opened without following a symlink (an
+/// agent can write `.zurdo/`: a symlink there must not carry the index, or
+/// what it reads, out of the repository).
+fn lumen_dir(root: &Path, create: bool) -> std::io::Result<Dir> {
+    Dir::open(root)?.descend(&[".zurdo", "lumen"], create)
+}
+
+/// `.zurdo/lumen/files/`.
+fn files_dir(root: &Path, create: bool) -> std::io::Result<Dir> {
+    lumen_dir(root, create)?.child("files", create)
+}
+
+/// The file name of an entry (`files/<key>.json` → `<key>.json`).
+fn entry_file(entry: &str) -> Option<&str> {
+    entry.strip_prefix("files/").filter(|k| !k.contains('/'))
 }
 
 /// A name under `.zurdo/lumen/` that stays there.
@@ -223,7 +244,9 @@ fn scan(
                 continue;
             }
         }
-        let Ok(bytes) = std::fs::read(&full) else {
+        // Never through a symlink, never a FIFO or device, never past the
+        // walk's size limit (the file may have been swapped since the walk).
+        let Ok(bytes) = zurdo_base::files::read_bounded_nofollow(&full, MAX_FILE_BYTES) else {
             continue;
         };
         let hash = sha256_hex(&bytes);
@@ -257,7 +280,6 @@ impl Index {
         let Some((_, manifest)) = Manifest::read(root) else {
             return Index::default();
         };
-        let dir = root.join(DIR);
         let mut index = Index {
             format: FORMAT,
             adapters: ADAPTERS.to_string(),
@@ -265,11 +287,15 @@ impl Index {
             files: BTreeMap::new(),
             stamps: BTreeMap::new(),
         };
+        let Ok(files) = files_dir(root, false) else {
+            return index;
+        };
         for (path, e) in manifest.files {
-            if !safe_name(&e.entry) {
+            let Some(name) = entry_file(&e.entry).filter(|_| safe_name(&e.entry)) else {
                 continue;
-            }
-            let file = std::fs::read(dir.join(&e.entry))
+            };
+            let file = files
+                .read(name, RECORD_LIMIT)
                 .ok()
                 .and_then(|bytes| serde_json::from_slice::<FileIndex>(&bytes).ok())
                 .filter(|f| f.path == path && f.hash == e.hash && f.language == e.language);
@@ -336,8 +362,7 @@ impl Index {
     /// new nor the previous generation uses are removed once a minute old.
     /// Returns the manifest's path.
     pub fn publish(&mut self, root: &Path) -> std::io::Result<PathBuf> {
-        let dir = root.join(DIR);
-        std::fs::create_dir_all(dir.join("files"))?;
+        let files = files_dir(root, true)?;
         let mut manifest = Manifest {
             format: FORMAT,
             adapters: ADAPTERS.to_string(),
@@ -346,9 +371,11 @@ impl Index {
         };
         for (path, file) in &self.files {
             let entry = entry_name(path, &file.language, &file.hash);
-            if !dir.join(&entry).is_file() {
+            let name = entry_file(&entry)
+                .ok_or_else(|| std::io::Error::other("an entry outside files/"))?;
+            if !files.stat(name)?.is_some_and(|e| e.is_file) {
                 let bytes = serde_json::to_vec(file).map_err(std::io::Error::other)?;
-                write_entry(&dir.join(&entry), &bytes)?;
+                files.replace(name, &bytes, Durability::Unsynced)?;
             }
             manifest.files.insert(
                 path.clone(),
@@ -392,11 +419,15 @@ impl Index {
     /// (`None` when nothing changed and one was already published).
     pub fn update(root: &Path) -> std::io::Result<(Refresh, Option<u64>, u64)> {
         let started = Instant::now();
-        let dir = root.join(DIR);
         let (_, old) = Manifest::read(root).unwrap_or_default();
+        let files = files_dir(root, true)?;
         let found = scan(root, &BTreeMap::new(), |path, language, hash| {
             old.files.get(path).is_some_and(|e| {
-                e.hash == hash && e.language == language && dir.join(&e.entry).is_file()
+                e.hash == hash
+                    && e.language == language
+                    && entry_file(&e.entry)
+                        .and_then(|n| files.stat(n).ok().flatten())
+                        .is_some_and(|s| s.is_file)
             })
         });
         let mut manifest = Manifest {
@@ -430,12 +461,13 @@ impl Index {
             stats.elapsed = started.elapsed();
             return Ok((stats, None, old.generation));
         }
-        std::fs::create_dir_all(dir.join("files"))?;
         // Each worker writes its entries as it parses them.
         let written = parse_all(found.todo, |file| {
             let entry = entry_name(&file.path, &file.language, &file.hash);
             let bytes = serde_json::to_vec(&file).map_err(std::io::Error::other)?;
-            write_entry(&dir.join(&entry), &bytes)?;
+            let name = entry_file(&entry)
+                .ok_or_else(|| std::io::Error::other("an entry outside files/"))?;
+            files.replace(name, &bytes, Durability::Unsynced)?;
             Ok::<_, std::io::Error>((
                 file.path,
                 Entry {
@@ -454,9 +486,10 @@ impl Index {
         Ok((stats, Some(manifest.generation), manifest.generation))
     }
 
-    fn current_generation(dir: &Path) -> u64 {
-        std::fs::read_to_string(dir.join("CURRENT"))
+    fn current_generation(dir: &Dir) -> u64 {
+        dir.read("CURRENT", 4096)
             .ok()
+            .and_then(|bytes| String::from_utf8(bytes).ok())
             .and_then(|name| {
                 name.trim()
                     .strip_prefix("gen-")?
@@ -472,20 +505,20 @@ impl Index {
 /// Numbers `manifest` past every generation seen, writes it beside the
 /// current one, swaps `CURRENT` to it and prunes.
 fn publish_manifest(root: &Path, manifest: &mut Manifest, known: u64) -> std::io::Result<PathBuf> {
-    let dir = root.join(DIR);
+    let dir = lumen_dir(root, true)?;
     let previous = Manifest::read(root).map(|(_, m)| m);
     manifest.generation = known.max(Index::current_generation(&dir)) + 1;
     let name = format!("gen-{:08}-{}.json", manifest.generation, std::process::id());
     let bytes = serde_json::to_vec(manifest).map_err(std::io::Error::other)?;
-    write_atomic(&dir.join(&name), &bytes)?;
-    write_atomic(&dir.join("CURRENT"), name.as_bytes())?;
+    dir.replace(&name, &bytes, Durability::Synced)?;
+    dir.replace("CURRENT", name.as_bytes(), Durability::Synced)?;
     let mut live: std::collections::BTreeSet<String> =
         manifest.files.values().map(|e| e.entry.clone()).collect();
     if let Some(previous) = previous {
         live.extend(previous.files.into_values().map(|e| e.entry));
     }
     prune(&dir, &name, &live);
-    Ok(dir.join(name))
+    Ok(root.join(DIR).join(name))
 }
 
 /// Every source file under `root` Lumen reads, with its language, sorted
@@ -586,48 +619,34 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
         .collect()
 }
 
-/// Writes a manifest or `CURRENT`: temp file, fsync, rename.
-fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    files::replace(path, bytes, Durability::Synced)
-}
-
-/// Writes an entry: temp file and rename, without fsync. An entry is
-/// immutable and checked on load (it must parse and match its manifest
-/// line), so one a crash left torn or empty is only parsed again.
-fn write_entry(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    files::replace(path, bytes, Durability::Unsynced)
-}
-
 /// Removes generations other than `keep` and the newest one before it,
 /// and entries no `live` generation uses, when they are over a minute old
 /// (another process may be publishing).
-fn prune(dir: &Path, keep: &str, live: &std::collections::BTreeSet<String>) {
-    let old = |path: &Path| {
-        std::fs::metadata(path)
-            .and_then(|m| m.modified())
+fn prune(dir: &Dir, keep: &str, live: &std::collections::BTreeSet<String>) {
+    let old = |d: &Dir, name: &str| {
+        d.stat(name)
             .ok()
-            .and_then(|t| SystemTime::now().duration_since(t).ok())
+            .flatten()
+            .and_then(|e| SystemTime::now().duration_since(e.modified).ok())
             .is_some_and(|age| age > Duration::from_secs(60))
     };
-    if let Ok(entries) = std::fs::read_dir(dir) {
-        let mut generations: Vec<String> = entries
-            .flatten()
-            .map(|e| e.file_name().to_string_lossy().into_owned())
+    if let Ok(names) = dir.names() {
+        let mut generations: Vec<String> = names
+            .into_iter()
             .filter(|name| name.starts_with("gen-") && name != keep)
             .collect();
         generations.sort();
         generations.pop(); // the previous generation stays
         for name in generations {
-            if old(&dir.join(&name)) {
-                let _ = std::fs::remove_file(dir.join(name));
+            if old(dir, &name) {
+                let _ = dir.remove(&name);
             }
         }
     }
-    if let Ok(entries) = std::fs::read_dir(dir.join("files")) {
-        for e in entries.flatten() {
-            let name = format!("files/{}", e.file_name().to_string_lossy());
-            if !live.contains(&name) && old(&e.path()) {
-                let _ = std::fs::remove_file(e.path());
+    if let Ok(files) = dir.child("files", false) {
+        for name in files.names().unwrap_or_default() {
+            if !live.contains(&format!("files/{name}")) && old(&files, &name) {
+                let _ = files.remove(&name);
             }
         }
     }
@@ -644,6 +663,42 @@ mod tests {
         std::fs::write(dir.path().join("src/b.rs"), "pub fn b() {}\n").expect("write");
         std::fs::write(dir.path().join("README.md"), "# not code\n").expect("write");
         dir
+    }
+
+    #[test]
+    fn nothing_is_written_or_read_outside_the_repository() {
+        let dir = repo();
+        let outside = tempfile::tempdir().expect("temp");
+        std::fs::write(
+            outside.path().join("evil.rs"),
+            "pub fn outside_secret() {}\n",
+        )
+        .expect("write");
+        // A source file that is a symlink out, and the index directory itself.
+        std::os::unix::fs::symlink(
+            outside.path().join("evil.rs"),
+            dir.path().join("src/evil.rs"),
+        )
+        .expect("plant");
+        std::fs::create_dir_all(dir.path().join(".zurdo")).expect("mkdir");
+        std::os::unix::fs::symlink(outside.path(), dir.path().join(DIR)).expect("plant");
+        let mut index = Index::default();
+        index.refresh(dir.path());
+        assert!(
+            !index.files.contains_key("src/evil.rs"),
+            "a symlink out is not indexed"
+        );
+        let e = index.publish(dir.path()).expect_err("refused");
+        assert!(e.to_string().contains("is a symlink"), "{e}");
+        assert!(Index::update(dir.path()).is_err());
+        let names: Vec<_> = std::fs::read_dir(outside.path())
+            .expect("ls")
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
+        assert_eq!(names, ["evil.rs"], "nothing written outside");
+        // A manifest planted there is not read either.
+        assert!(Manifest::read(dir.path()).is_none());
     }
 
     #[test]
