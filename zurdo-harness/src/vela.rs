@@ -28,13 +28,14 @@
 //! - `ZURDO_VELA_POLL_MS`: the poll interval in milliseconds (default 1 s).
 
 use std::hash::{Hash, Hasher};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use zurdo_lumen::Index;
+
+use zurdo_base::dir::Dir;
 
 use crate::error::{Error, ErrorKind};
 use crate::state::lock::{Lock, LockError};
@@ -150,7 +151,8 @@ pub fn log_path(root: &Path) -> PathBuf {
 /// What the PID lock names (whether or not that process lives), or `None`
 /// when there is no readable lock.
 pub fn holder(root: &Path) -> Option<Running> {
-    let text = std::fs::read_to_string(pid_path(root)).ok()?;
+    let bytes = zurdo_base::files::read_bounded_nofollow(&pid_path(root), 4096).ok()?;
+    let text = String::from_utf8_lossy(&bytes);
     let mut words = text.split_whitespace();
     let pid = words.next()?.parse::<u32>().ok()?;
     let since = words.next().unwrap_or("?").to_string();
@@ -213,26 +215,24 @@ pub fn stamp(root: &Path) -> u64 {
     hasher.finish()
 }
 
-/// The log: one line per event, appended; failures to write are ignored
-/// (the daemon has nowhere else to report them).
+/// The log: one line per event, appended (never through a symlink: the
+/// directory is held open); failures to write are ignored (the daemon has
+/// nowhere else to report them).
 struct Log {
-    path: PathBuf,
+    dir: Dir,
 }
 
 impl Log {
     fn line(&self, message: &str) {
-        if let Ok(mut file) = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&self.path)
-        {
-            let _ = writeln!(file, "{} {message}", zurdo_base::time::now());
-        }
+        let line = format!("{} {message}\n", zurdo_base::time::now());
+        let _ = self.dir.append(LOG_FILE, line.as_bytes());
     }
 
     /// The last `n` lines.
     fn tail(path: &Path, n: usize) -> Vec<String> {
-        let text = std::fs::read_to_string(path).unwrap_or_default();
+        let bytes =
+            zurdo_base::files::read_bounded_nofollow(path, 2 * LOG_MAX_BYTES).unwrap_or_default();
+        let text = String::from_utf8_lossy(&bytes);
         let lines: Vec<&str> = text.lines().collect();
         lines[lines.len().saturating_sub(n)..]
             .iter()
@@ -250,9 +250,14 @@ pub fn log_tail(root: &Path, n: usize) -> Vec<String> {
 /// Removes a lock naming a process that is gone or a zombie (which the
 /// lock itself would take for alive), so the daemon about to start can take
 /// it.
-fn clear_dead_lock(root: &Path, log: &Log) {
-    let path = pid_path(root);
-    let Ok(text) = std::fs::read_to_string(&path) else {
+fn clear_dead_lock(log: &Log) {
+    let read = || {
+        log.dir
+            .read(PID_FILE, 4096)
+            .ok()
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+    };
+    let Some(text) = read() else {
         return;
     };
     let Some(pid) = text
@@ -266,12 +271,12 @@ fn clear_dead_lock(root: &Path, log: &Log) {
         return;
     }
     // Only the lock as read: another daemon may just have replaced it.
-    if std::fs::read_to_string(&path).is_ok_and(|again| again == text) {
+    if read().is_some_and(|again| again == text) {
         log.line(&format!(
             "taking over a stale lock ({}; that process is gone)",
             text.trim()
         ));
-        let _ = std::fs::remove_file(&path);
+        let _ = log.dir.remove(PID_FILE);
     }
 }
 
@@ -349,23 +354,19 @@ impl Watcher<'_> {
 /// until idle or signalled. An error when another daemon watches `root`
 /// ([`ErrorKind::LockHeld`]) or the lock cannot be taken.
 pub fn serve(root: &Path, settings: Settings) -> Result<(), Error> {
-    let dir = root.join(DIR);
-    if let Err(e) = std::fs::create_dir_all(&dir) {
-        return Err(Error::failed(format!(
-            "cannot create {}: {e}",
-            dir.display()
-        )));
-    }
-    let log = Log {
-        path: log_path(root),
+    let open = || Dir::open(root).and_then(|d| d.descend(&[".zurdo", "vela"], true));
+    let (dir, lock_dir) = match (open(), open()) {
+        (Ok(dir), Ok(lock_dir)) => (dir, lock_dir),
+        (Err(e), _) | (_, Err(e)) => {
+            return Err(Error::failed(format!(
+                "cannot use {}: {e}",
+                root.join(DIR).display()
+            )))
+        }
     };
-    clear_dead_lock(root, &log);
-    let held_dir =
-        zurdo_base::dir::Dir::open(root).and_then(|d| d.descend(&[".zurdo", "vela"], true));
-    let lock = match held_dir
-        .map_err(LockError::Io)
-        .and_then(|d| Lock::acquire(d, PID_FILE, |stale| log.line(&stale.to_string())))
-    {
+    let log = Log { dir };
+    clear_dead_lock(&log);
+    let lock = match Lock::acquire(lock_dir, PID_FILE, |stale| log.line(&stale.to_string())) {
         Ok(lock) => lock,
         Err(LockError::Held { pid, .. }) => {
             let message = format!("another vela (pid {pid}) watches this repository");
@@ -379,8 +380,14 @@ pub fn serve(root: &Path, settings: Settings) -> Result<(), Error> {
         }
     };
     // Rotate an overgrown log (only the lock holder does).
-    if std::fs::metadata(&log.path).is_ok_and(|m| m.len() > LOG_MAX_BYTES) {
-        let _ = std::fs::rename(&log.path, dir.join(format!("{LOG_FILE}.old")));
+    if log
+        .dir
+        .stat(LOG_FILE)
+        .ok()
+        .flatten()
+        .is_some_and(|e| e.len > LOG_MAX_BYTES)
+    {
+        let _ = log.dir.rename(LOG_FILE, &format!("{LOG_FILE}.old"));
     }
     let stop = Arc::new(AtomicBool::new(false));
     for signal in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {
