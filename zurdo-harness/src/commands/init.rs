@@ -9,17 +9,24 @@ use crate::error::{Error, Exit, Outcome};
 pub fn run(args: &InitArgs) -> Outcome {
     let root = super::repo_here()?;
     let path = root.join(zurdo::verify::CONFIG_PATH);
-    if path.exists() && !args.force {
+    if std::fs::symlink_metadata(&path).is_ok() && !args.force {
         eprintln!(
             "zurdo: {} exists; `zurdo init --force` overwrites it",
             path.display()
         );
     } else {
-        if let Err(e) = std::fs::create_dir_all(root.join(".zurdo"))
-            .and_then(|_| std::fs::write(&path, TEMPLATE))
-        {
-            return Err(Error::io(&path, "cannot write", e));
-        }
+        // Through .zurdo/ held open: a symlink planted there (or at the
+        // config itself) is refused or replaced, never written through.
+        zurdo_base::dir::Dir::open(&root)
+            .and_then(|d| d.child(".zurdo", true))
+            .and_then(|d| {
+                d.replace(
+                    "config.toml",
+                    TEMPLATE.as_bytes(),
+                    zurdo_base::files::Durability::Synced,
+                )
+            })
+            .map_err(|e| Error::io(&path, "cannot write", e))?;
         println!("wrote {}", path.display());
     }
     if let Some(hint) = crate::config::gitignore_hint(&root) {
