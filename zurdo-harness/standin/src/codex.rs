@@ -6,8 +6,9 @@ use serde_json::{json, Value};
 
 use super::argv::{self, choice, flag, many, val, ArgError, Mode, Opt, Parsed};
 use super::{
-    cwd, dir_arg, drive, emit, emit_raw, error_text, load_script, now_iso, shell_quote,
-    stdin_is_tty, Agent, Auth, Ids, Invocation, ModelStatus, Op, Outcome, Tokens, Tool, ToolEnd,
+    cwd, dir_arg, drive, emit, emit_raw, error_text, load_script, now_iso, piped_stdin,
+    shell_quote, stdin_is_tty, Agent, Auth, Ids, Invocation, ModelStatus, Op, Outcome, Tokens,
+    Tool, ToolEnd,
 };
 
 const VERSION: &str = "0.171.0";
@@ -186,9 +187,21 @@ pub fn main(args: &[String]) -> u8 {
         },
     };
     let prompt = p.positionals.first().filter(|s| s.as_str() != "-").cloned();
-    if prompt.is_some() && !stdin_is_tty() {
-        eprintln!("Reading additional input from stdin...");
-    }
+    // A piped stdin is the prompt when there is none (or `-`), and is
+    // appended as a `<stdin>` block when there is one.
+    let prompt = match prompt {
+        Some(prompt) if !stdin_is_tty() => {
+            eprintln!("Reading additional input from stdin...");
+            let extra = piped_stdin();
+            Some(if extra.is_empty() {
+                prompt
+            } else {
+                format!("{prompt}\n\n<stdin>\n{extra}\n</stdin>")
+            })
+        }
+        Some(prompt) => Some(prompt),
+        None => Some(piped_stdin()),
+    };
     if !p.has("--skip-git-repo-check") && !in_git_repo(&workdir) {
         eprintln!("Not inside a trusted directory and --skip-git-repo-check was not specified.");
         return 1;

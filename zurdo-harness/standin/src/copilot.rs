@@ -6,8 +6,9 @@ use serde_json::{json, Value};
 
 use super::argv::{self, any_many, choice, flag, opt, val, ArgError, Opt};
 use super::{
-    cwd, dir_arg, drive, emit, emit_raw, error_text, now_iso, now_ms, share, shell_quote, Agent,
-    ErrorKind, Ids, Invocation, ModelStatus, Op, Outcome, Tokens, Tool, ToolEnd,
+    cwd, dir_arg, drive, emit, emit_raw, error_text, now_iso, now_ms, piped_stdin, share,
+    shell_quote, Agent, ErrorKind, Ids, Invocation, ModelStatus, Op, Outcome, Tokens, Tool,
+    ToolEnd,
 };
 
 const VERSION: &str = "1.0.102";
@@ -145,7 +146,17 @@ pub fn main(args: &[String]) -> u8 {
         eprintln!("zurdo stand-in: `copilot {cmd}` is not imitated");
         return 2;
     }
-    let Some(prompt) = p.value("--prompt").map(str::to_string) else {
+    // Without -p, a piped stdin is the prompt (prompt mode all the same).
+    let piped = if p.value("--prompt").is_none() {
+        piped_stdin()
+    } else {
+        String::new()
+    };
+    let prompt = p
+        .value("--prompt")
+        .map(str::to_string)
+        .or_else(|| (!piped.trim().is_empty()).then_some(piped));
+    let Some(prompt) = prompt else {
         eprintln!("zurdo stand-in: copilot without -p/--prompt starts an interactive session; the stand-in imitates prompt mode only");
         return 2;
     };

@@ -4,8 +4,8 @@ use serde_json::{json, Value};
 
 use super::argv::{self, any_many, choice, flag, opt, val, ArgError, Opt};
 use super::{
-    cwd, drive, emit, emit_raw, env_is, error_text, now_iso, now_ms, shell_quote, Agent, ErrorKind,
-    Ids, Invocation, ModelStatus, Op, Outcome, Tokens, Tool, ToolEnd,
+    cwd, drive, emit, emit_raw, env_is, error_text, now_iso, now_ms, piped_stdin, shell_quote,
+    Agent, ErrorKind, Ids, Invocation, ModelStatus, Op, Outcome, Tokens, Tool, ToolEnd,
 };
 
 const VERSION: &str = "0.61.0";
@@ -98,7 +98,11 @@ pub fn main(args: &[String]) -> u8 {
             eprintln!("Cannot use both a positional prompt and the --prompt (-p) flag together");
             return 2;
         }
-        (Some(prompt), true) => prompt.to_string(),
+        // "Appended to input on stdin (if any)": a piped stdin comes first.
+        (Some(prompt), true) => match piped_stdin() {
+            piped if piped.is_empty() => prompt.to_string(),
+            piped => format!("{piped}\n\n{prompt}"),
+        },
         (None, false) => p.positionals.join(" "),
         (None, true) => {
             eprintln!("zurdo stand-in: gemini without -p/--prompt starts an interactive session; the stand-in imitates headless mode only");

@@ -13,7 +13,10 @@
 //! exec /path/to/zurdo stand-in codex "$@"
 //! ```
 //!
-//! It never reads stdin and ends as soon as its script is done. [`main`]
+//! It reads stdin only where the real CLI takes a prompt from it (claude
+//! `-p` with no prompt argument, codex with `-` or no prompt, copilot with
+//! no `-p`, gemini before its `-p` text; each only when stdin is not a
+//! terminal) and ends as soon as its script is done. [`main`]
 //! runs it; the [`Script`] types are the script's format, for programs that
 //! write one.
 //!
@@ -44,9 +47,9 @@
 //! |---|---|---|---|
 //! | claude | `--output-format stream-json` without `--verbose` | `Error: When using --print, --output-format=stream-json requires --verbose` | 1 |
 //! | claude | `--dangerously-skip-permissions` or `--permission-mode bypassPermissions` as root (euid 0) without `IS_SANDBOX=1` | `--dangerously-skip-permissions cannot be used with root/sudo privileges for security reasons` | 1 |
-//! | claude | `-p` without a prompt (stdin is never read) | `Error: Input must be provided either through stdin or as a prompt argument when using --print` | 1 |
+//! | claude | `-p` without a prompt, and nothing on stdin | `Error: Input must be provided either through stdin or as a prompt argument when using --print` | 1 |
 //! | codex | no `.git` from the working dir up, no `--skip-git-repo-check` | `Not inside a trusted directory and --skip-git-repo-check was not specified.` | 1 |
-//! | codex | no prompt (or `-`) | `Reading prompt from stdin...` / `No prompt provided via stdin.` | 1 |
+//! | codex | no prompt (or `-`), and nothing on stdin | `Reading prompt from stdin...` / `No prompt provided via stdin.` | 1 |
 //! | copilot | `-p` without `--allow-all-tools`, `--allow-all`, `--yolo` or `COPILOT_ALLOW_ALL=true` | `Error: --allow-all-tools is required for non-interactive mode …` | 1 |
 //! | gemini | no `--skip-trust` and no `GEMINI_CLI_TRUST_WORKSPACE=true` | `… Gemini CLI is not running in a trusted directory. To proceed, either use --skip-trust …` | 55 |
 //! | all | an unknown option, a missing or invalid value | the CLI's parser's message (Commander, clap, yargs) | 2 |

@@ -154,6 +154,18 @@ pub(crate) fn stdin_is_tty() -> bool {
     unsafe { libc::isatty(0) == 1 }
 }
 
+/// Everything on stdin when it is not a terminal (empty otherwise, or when
+/// it cannot be read), as the real CLIs read a piped prompt.
+pub(crate) fn piped_stdin() -> String {
+    use std::io::Read;
+    if stdin_is_tty() {
+        return String::new();
+    }
+    let mut bytes = Vec::new();
+    let _ = std::io::stdin().lock().read_to_end(&mut bytes);
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
 /// `share` of `total` split over `parts`, the remainder on the last.
 pub(crate) fn share(total: u64, parts: usize, index: usize) -> u64 {
     let parts = parts.max(1) as u64;

@@ -8,8 +8,9 @@ use options::{usage_error, OPTIONS, TOOLS};
 
 use super::argv::{self, Parsed};
 use super::{
-    cwd, drive, emit, emit_raw, env_is, error_text, euid, load_script, share, shell_quote, Agent,
-    Auth, ErrorKind, Ids, Invocation, ModelStatus, Op, Outcome, Tokens, Tool, ToolEnd,
+    cwd, drive, emit, emit_raw, env_is, error_text, euid, load_script, piped_stdin, share,
+    shell_quote, Agent, Auth, ErrorKind, Ids, Invocation, ModelStatus, Op, Outcome, Tokens, Tool,
+    ToolEnd,
 };
 
 const VERSION: &str = "2.1.197";
@@ -53,10 +54,16 @@ pub fn main(args: &[String]) -> u8 {
         eprintln!("--dangerously-skip-permissions cannot be used with root/sudo privileges for security reasons");
         return 1;
     }
-    let Some(prompt) = p.positionals.first().filter(|s| !s.is_empty()) else {
+    // With no prompt argument, a piped stdin is the prompt.
+    let prompt = match p.positionals.first().filter(|s| !s.is_empty()) {
+        Some(prompt) => prompt.clone(),
+        None => piped_stdin(),
+    };
+    if prompt.trim().is_empty() {
         eprintln!("Error: Input must be provided either through stdin or as a prompt argument when using --print");
         return 1;
-    };
+    }
+    let prompt = &prompt;
     let max_turns = match p.value("--max-turns").map(str::parse::<usize>) {
         None => None,
         Some(Ok(n)) => Some(n),

@@ -96,19 +96,41 @@ impl Run {
 
 /// Runs `zurdo-standin <cli> <args>` in `dir` with stdin closed.
 fn stand_in(cli: &str, args: &[String], dir: &Path, env: &[(&str, &str)]) -> Run {
+    stand_in_fed(cli, args, dir, env, None)
+}
+
+/// Like [`stand_in`], with `input` piped to stdin when given.
+fn stand_in_fed(
+    cli: &str,
+    args: &[String],
+    dir: &Path,
+    env: &[(&str, &str)],
+    input: Option<&str>,
+) -> Run {
+    use std::io::Write;
     let mut command = Command::new(env!("CARGO_BIN_EXE_zurdo-standin"));
     command
         .arg(cli)
         .args(args)
         .current_dir(dir)
-        .stdin(Stdio::null());
+        .stdin(if input.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
     for name in CLEARED {
         command.env_remove(name);
     }
     for (k, v) in env {
         command.env(k, v);
     }
-    let out = command.output().expect("the zurdo-standin binary runs");
+    let mut child = command.spawn().expect("the zurdo-standin binary runs");
+    if let (Some(input), Some(mut stdin)) = (input, child.stdin.take()) {
+        stdin.write_all(input.as_bytes()).expect("feed stdin");
+    }
+    let out = child.wait_with_output().expect("the stand-in ends");
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     let mut events = Vec::new();

@@ -309,6 +309,53 @@ fn echo_prompt_to_keeps_the_prompt_exactly() {
     }
 }
 
+/// A prompt too long for one argument arrives on stdin, each CLI its way:
+/// claude `-p` with no prompt argument, codex `-`, copilot no `-p`, gemini
+/// `-p` appended to the piped input.
+#[test]
+fn a_prompt_piped_on_stdin_is_read_each_clis_way() {
+    let work = repo();
+    let s = Scripted::new(json!({"attempts": [{"echo_prompt_to": "seen/prompt.md"}]}));
+    let prompt = format!(
+        "# Task\n{}\nthe end\n",
+        "long line of the description\n".repeat(8000)
+    );
+    for cli in CLIS {
+        std::fs::remove_dir_all(work.path().join("seen")).ok();
+        let mut args = unattended(cli, "PLACEHOLDER", "m", work.path());
+        let at = args
+            .iter()
+            .position(|a| a == "PLACEHOLDER")
+            .expect("the prompt");
+        let expected = match cli {
+            "claude" => {
+                args.remove(at);
+                prompt.clone()
+            }
+            "codex" => {
+                args[at] = "-".into();
+                prompt.clone()
+            }
+            "copilot" => {
+                args.drain(at - 1..=at);
+                prompt.clone()
+            }
+            _ => {
+                args[at] = "Do the task above.".into();
+                format!("{prompt}\n\nDo the task above.")
+            }
+        };
+        let r = stand_in_fed(cli, &args, work.path(), &s.env(), Some(&prompt));
+        assert_eq!(r.code, 0, "{cli}: {}", r.stderr);
+        assert_eq!(read(work.path(), "seen/prompt.md"), expected, "{cli}");
+        // The same command line with nothing piped fails as the real one does.
+        let empty = stand_in_fed(cli, &args, work.path(), &s.env(), Some(""));
+        if cli != "gemini" {
+            assert_ne!(empty.code, 0, "{cli}: an empty stdin is no prompt");
+        }
+    }
+}
+
 #[test]
 fn on_prompt_rules_choose_by_content() {
     let work = repo();
@@ -352,15 +399,17 @@ fn without_a_script_every_invocation_is_the_default_attempt() {
 }
 
 #[test]
-fn a_sleeping_attempt_is_killable_and_reads_no_stdin() {
+fn a_sleeping_attempt_is_killable_and_a_prompt_argument_needs_no_stdin() {
     let work = repo();
     let s = Scripted::new(json!({"attempts": [{"sleep_ms": 60_000}]}));
+    // (Codex, like the real one, reads a piped stdin to its end even with a
+    // prompt argument, so zurdo closes it: here too.)
     let mut child = Command::new(env!("CARGO_BIN_EXE_zurdo-standin"))
         .arg("codex")
         .args(unattended("codex", "hang", "m", work.path()))
         .current_dir(work.path())
         .env("ZURDO_STAND_IN_SCRIPT", &s.path)
-        .stdin(Stdio::piped())
+        .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -374,7 +423,8 @@ fn a_sleeping_attempt_is_killable_and_reads_no_stdin() {
     child.wait().unwrap();
     assert!(started.elapsed() < Duration::from_secs(5));
 
-    // With stdin left open, a quick attempt still ends on its own.
+    // With stdin left open, claude given its prompt as an argument does not
+    // wait on it: a quick attempt ends on its own.
     let quick = Scripted::new(json!({}));
     let mut child = Command::new(env!("CARGO_BIN_EXE_zurdo-standin"))
         .arg("claude")
