@@ -21,7 +21,7 @@
 use std::collections::BTreeSet;
 
 use crate::index::Index;
-use crate::model::{FileIndex, Kind, Reference, Symbol};
+use crate::model::{FileIndex, Kind, QualifiedPath, Reference, Symbol};
 
 /// A definition found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,13 +60,14 @@ fn alias_target(target: &[String]) -> Vec<String> {
         .collect()
 }
 
-/// True when `path` ends with `name` at segment boundaries.
-pub fn ends_with(path: &[String], name: &[String]) -> bool {
+/// True when `path` ends with `name` at segment boundaries (`Self` in
+/// `name` matches any segment). Reads only the last `name.len()` segments.
+pub fn ends_with(path: &QualifiedPath, name: &[String]) -> bool {
     !name.is_empty()
         && name.len() <= path.len()
-        && path[path.len() - name.len()..]
-            .iter()
-            .zip(name)
+        && path
+            .rev()
+            .zip(name.iter().rev())
             .all(|(p, n)| p == n || n == "Self")
 }
 
@@ -150,7 +151,7 @@ impl Index {
         // factory) is a use like any other.
         if std::ptr::eq(file, target.file)
             && (r.line == target.symbol.line
-                || (target.symbol.kind.callable() && r.caller.starts_with(path)))
+                || (target.symbol.kind.callable() && r.caller.starts_with_path(path)))
         {
             return false;
         }
@@ -165,7 +166,7 @@ impl Index {
         }
         if r.member {
             let qualifier = r.path.len().checked_sub(2).map(|i| &r.path[i]);
-            let parent = path.len().checked_sub(2).map(|i| &path[i]);
+            let parent = path.rev().nth(1);
             return match qualifier {
                 Some(q) if parent == Some(q) => true,
                 _ => matches!(target.symbol.kind, Kind::Method | Kind::Field),
@@ -198,7 +199,7 @@ mod tests {
 
     fn symbol(path: &str, kind: Kind, line: u32) -> Symbol {
         Symbol {
-            path: seg(path),
+            path: seg(path).into(),
             kind,
             line,
             target: Vec::new(),
@@ -215,7 +216,8 @@ mod tests {
                 Vec::new()
             } else {
                 seg(caller)
-            },
+            }
+            .into(),
         }
     }
 

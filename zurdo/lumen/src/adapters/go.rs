@@ -67,8 +67,8 @@ use std::collections::HashSet;
 
 use tree_sitter::{Node, Tree};
 
-use super::Extracted;
-use crate::model::Kind;
+use super::{Extracted, ScopedNames};
+use crate::model::{Kind, QualifiedPath};
 
 /// Go's predeclared type names: uses of these are not references.
 const PREDECLARED: &[&str] = &[
@@ -104,17 +104,19 @@ const PREDECLARED_VALUES: &[&str] = &[
     "recover",
 ];
 
-/// The scope a node is read in.
-#[derive(Debug, Clone)]
+/// The scope a node is read in. Paths and type parameters are shared with
+/// the enclosing contexts, so a context (one per function literal) costs
+/// the same at any depth.
+#[derive(Clone)]
 struct Ctx {
     /// What definitions here are qualified with.
-    scope: Vec<String>,
+    scope: QualifiedPath,
     /// The innermost enclosing function or method (empty at package level).
-    caller: Vec<String>,
+    caller: QualifiedPath,
     /// Inside a function body (or function literal): `var` is not a constant.
     local: bool,
     /// Type parameter names in scope: uses of these are not references.
-    type_params: Vec<String>,
+    type_params: ScopedNames,
     /// The locals of the enclosing top-level function (an index into
     /// `Walker::locals`); `None` at package level.
     locals: Option<usize>,
@@ -140,16 +142,16 @@ pub fn extract(tree: &Tree, source: &[u8], module: &[String]) -> Extracted {
     let root = tree.root_node();
     let package = package_name(root, source);
     let scope = match package {
-        Some(name) => vec![name],
-        None => module.to_vec(),
+        Some(name) => QualifiedPath::new().child(name),
+        None => QualifiedPath::from(module),
     };
     let mut walker = Walker {
         source,
         ctxs: vec![Ctx {
             scope,
-            caller: Vec::new(),
+            caller: QualifiedPath::new(),
             local: false,
-            type_params: Vec::new(),
+            type_params: ScopedNames::default(),
             locals: None,
         }],
         locals: Vec::new(),
@@ -184,11 +186,9 @@ fn text(node: Node, source: &[u8]) -> String {
         .unwrap_or_default()
 }
 
-/// `scope` with `name` appended.
-fn join(scope: &[String], name: &str) -> Vec<String> {
-    let mut path = scope.to_vec();
-    path.push(name.to_string());
-    path
+/// `scope` with `name` appended (sharing `scope`).
+fn join(scope: &QualifiedPath, name: &str) -> QualifiedPath {
+    scope.child(name)
 }
 
 /// Pushes `node`'s children (except those in `skip`) so that they pop in
@@ -342,7 +342,7 @@ impl<'s> Walker<'s> {
         !name.is_empty()
             && !PREDECLARED.contains(&name)
             && !PREDECLARED_VALUES.contains(&name)
-            && !c.type_params.iter().any(|t| t == name)
+            && !c.type_params.contains(name)
             && !c
                 .locals
                 .and_then(|i| self.locals.get(i))
@@ -377,7 +377,7 @@ impl<'s> Walker<'s> {
         push_children(stack, node, ctx, &[]);
     }
 
-    fn define(&mut self, path: Vec<String>, kind: Kind, at: Node, target: Vec<String>) {
+    fn define(&mut self, path: QualifiedPath, kind: Kind, at: Node, target: Vec<String>) {
         self.out.define(path, kind, at, target);
     }
 
@@ -425,7 +425,8 @@ impl<'s> Walker<'s> {
                 if let Some(name) = name {
                     let name_text = self.text(name);
                     if !name_text.is_empty() {
-                        self.define(vec![name_text], Kind::Module, name, Vec::new());
+                        let path = QualifiedPath::new().child(name_text);
+                        self.define(path, Kind::Module, name, Vec::new());
                     }
                 }
             }
@@ -527,7 +528,7 @@ impl<'s> Walker<'s> {
             c.scope = path.clone();
             c.caller = path;
             c.local = true;
-            c.type_params.extend(params);
+            c.type_params = c.type_params.with(params);
             c.locals = Some(locals);
         });
         push_children(stack, node, inner, &[name]);
@@ -546,16 +547,16 @@ impl<'s> Walker<'s> {
         };
         let mut path = self.ctxs[ctx].scope.clone();
         if let Some(t) = receiver_type {
-            path.push(t);
+            path = path.child(t);
         }
-        path.push(self.text(name));
+        path = path.child(self.text(name));
         self.define(path.clone(), Kind::Method, name, Vec::new());
         let locals = self.locals_for(node, ctx);
         let inner = self.child_ctx(ctx, |c| {
             c.scope = path.clone();
             c.caller = path;
             c.local = true;
-            c.type_params.extend(params);
+            c.type_params = c.type_params.with(params);
             c.locals = Some(locals);
         });
         let mut skip = vec![name];
@@ -629,13 +630,13 @@ impl<'s> Walker<'s> {
         let inner = if params.is_empty() {
             ctx
         } else {
-            self.child_ctx(ctx, |c| c.type_params.extend(params))
+            self.child_ctx(ctx, |c| c.type_params = c.type_params.with(params))
         };
         push_children(stack, node, inner, &[name]);
     }
 
     /// The named fields of a struct type, as `Type::field`.
-    fn struct_fields(&mut self, ty: Node, path: &[String]) {
+    fn struct_fields(&mut self, ty: Node, path: &QualifiedPath) {
         let mut cursor = ty.walk();
         let Some(list) = ty
             .named_children(&mut cursor)
@@ -659,7 +660,7 @@ impl<'s> Walker<'s> {
     }
 
     /// The methods an interface type lists, as `Iface::M`.
-    fn interface_methods(&mut self, ty: Node, path: &[String]) {
+    fn interface_methods(&mut self, ty: Node, path: &QualifiedPath) {
         let mut cursor = ty.walk();
         for elem in ty.named_children(&mut cursor) {
             if elem.kind() != "method_elem" {
@@ -687,7 +688,7 @@ impl<'s> Walker<'s> {
         let inner = if params.is_empty() {
             ctx
         } else {
-            self.child_ctx(ctx, |c| c.type_params.extend(params))
+            self.child_ctx(ctx, |c| c.type_params = c.type_params.with(params))
         };
         push_children(stack, node, inner, &[name]);
     }

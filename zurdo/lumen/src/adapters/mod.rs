@@ -7,7 +7,10 @@ pub mod python;
 pub mod rust;
 pub mod typescript;
 
-use crate::model::{FileIndex, Kind, Reference, Symbol};
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
+
+use crate::model::{FileIndex, Kind, QualifiedPath, Reference, Symbol};
 
 /// A language Lumen reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -78,7 +81,7 @@ impl Extracted {
     /// Records a definition at `at`'s line.
     pub(crate) fn define(
         &mut self,
-        path: Vec<String>,
+        path: QualifiedPath,
         kind: Kind,
         at: tree_sitter::Node<'_>,
         target: Vec<String>,
@@ -99,7 +102,7 @@ impl Extracted {
         member: bool,
         call: bool,
         at: tree_sitter::Node<'_>,
-        caller: Vec<String>,
+        caller: QualifiedPath,
     ) {
         if path.is_empty() || path.iter().any(|s| s.is_empty()) {
             return;
@@ -111,6 +114,123 @@ impl Extracted {
             line: line(at),
             caller,
         });
+    }
+}
+
+/// Names declared along a chain of nested scopes (type parameters): each
+/// scope's own names and a shared link to the enclosing scopes', so that a
+/// nested scope costs only what it declares, however deep it is.
+#[derive(Clone, Default)]
+pub(crate) struct ScopedNames {
+    innermost: Option<Rc<NamesLink>>,
+}
+
+/// One scope's names and those around it.
+struct NamesLink {
+    names: HashSet<String>,
+    outer: ScopedNames,
+    /// The number of links up to and including this one.
+    depth: usize,
+}
+
+impl ScopedNames {
+    /// These names and `names` (the same chain when `names` is empty).
+    pub(crate) fn with(&self, names: Vec<String>) -> ScopedNames {
+        if names.is_empty() {
+            return self.clone();
+        }
+        ScopedNames {
+            innermost: Some(Rc::new(NamesLink {
+                names: names.into_iter().collect(),
+                outer: self.clone(),
+                depth: self.depth() + 1,
+            })),
+        }
+    }
+
+    /// True when some scope of the chain declares `name`: one lookup per
+    /// scope of the chain (see [`NamesInScope`] for long chains).
+    pub(crate) fn contains(&self, name: &str) -> bool {
+        let mut link = self.innermost.as_deref();
+        while let Some(l) = link {
+            if l.names.contains(name) {
+                return true;
+            }
+            link = l.outer.innermost.as_deref();
+        }
+        false
+    }
+
+    fn depth(&self) -> usize {
+        self.innermost.as_ref().map_or(0, |l| l.depth)
+    }
+}
+
+/// Frees a long chain in a loop rather than with one nested drop per link.
+impl Drop for ScopedNames {
+    fn drop(&mut self) {
+        let mut next = self.innermost.take();
+        while let Some(link) = next {
+            next = Rc::into_inner(link).and_then(|mut l| l.outer.innermost.take());
+        }
+    }
+}
+
+/// Answers "does this chain declare that name" in one hash lookup, however
+/// long the chain: it keeps the names of one chain (the last one asked
+/// about) counted, and moving to another chain undoes and applies only the
+/// links where the two differ. A walk asks about the chains of the nodes it
+/// visits in depth-first order, so moving costs, over the whole walk, about
+/// twice the number of links.
+#[derive(Default)]
+pub(crate) struct NamesInScope {
+    active: ScopedNames,
+    counts: HashMap<String, usize>,
+}
+
+impl NamesInScope {
+    /// True when some scope of `chain` declares `name`.
+    pub(crate) fn contains(&mut self, chain: &ScopedNames, name: &str) -> bool {
+        self.switch_to(chain);
+        self.counts.contains_key(name)
+    }
+
+    fn switch_to(&mut self, target: &ScopedNames) {
+        let mut from = self.active.innermost.clone();
+        let mut to = target.innermost.clone();
+        let mut entered: Vec<Rc<NamesLink>> = Vec::new();
+        loop {
+            let (a, b) = match (&from, &to) {
+                (None, None) => break,
+                (Some(a), Some(b)) if Rc::ptr_eq(a, b) => break,
+                (a, b) => (
+                    a.as_ref().map_or(0, |l| l.depth),
+                    b.as_ref().map_or(0, |l| l.depth),
+                ),
+            };
+            if a >= b {
+                let Some(left) = from.take() else { break };
+                for name in &left.names {
+                    if let Some(count) = self.counts.get_mut(name) {
+                        *count -= 1;
+                        if *count == 0 {
+                            self.counts.remove(name);
+                        }
+                    }
+                }
+                from = left.outer.innermost.clone();
+            } else {
+                let Some(link) = to.take() else { break };
+                to = link.outer.innermost.clone();
+                entered.push(link);
+            }
+        }
+        for link in entered {
+            for name in &link.names {
+                *self.counts.entry(name.clone()).or_insert(0) += 1;
+            }
+        }
+        self.active = target.clone();
     }
 }
 

@@ -66,10 +66,10 @@
 //! The walk uses an explicit stack, so nesting depth is bounded only by
 //! memory.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use super::{line, Extracted};
-use crate::model::{Kind, Reference, Symbol};
+use crate::model::{Kind, QualifiedPath, Reference, Symbol};
 use tree_sitter::{Node, Tree};
 
 /// Extracts definitions and references from a parsed Python file; `module`
@@ -77,15 +77,16 @@ use tree_sitter::{Node, Tree};
 pub fn extract(tree: &Tree, source: &[u8], module: &[String]) -> Extracted {
     let mut walker = Walker {
         source,
-        module,
+        module: QualifiedPath::from(module),
         frames: Vec::new(),
+        function_locals: HashMap::new(),
         module_locals: HashSet::new(),
         out: Extracted::default(),
     };
     walker.module_locals = walker.bindings(tree.root_node(), false);
     if !module.is_empty() {
         walker.out.symbols.push(Symbol {
-            path: module.to_vec(),
+            path: walker.module.clone(),
             kind: Kind::Module,
             line: 1,
             target: Vec::new(),
@@ -107,8 +108,13 @@ enum Scope {
 /// One enclosing scope.
 #[derive(Debug)]
 struct Frame {
-    /// The segment it adds to qualified names.
-    name: Option<String>,
+    /// What definitions inside are qualified with: the enclosing scope's
+    /// path and this scope's name, if it has one (shared, not copied).
+    path: QualifiedPath,
+    /// The innermost function at or around this scope (empty outside).
+    caller: QualifiedPath,
+    /// This scope is a function or is inside one.
+    in_function: bool,
     scope: Scope,
     /// The names it binds (see [`Walker::bindings`]): a function's locals, a
     /// class body's attributes.
@@ -164,8 +170,12 @@ enum Work<'t> {
 
 struct Walker<'s> {
     source: &'s [u8],
-    module: &'s [String],
+    module: QualifiedPath,
     frames: Vec<Frame>,
+    /// How many enclosing function frames bind each name: a use is a local
+    /// when its count is positive (kept as frames are entered and left,
+    /// so a lookup does not walk the frames).
+    function_locals: HashMap<String, usize>,
     /// Outside every function: the names bound by lambda parameters,
     /// comprehension, `for`, `with`, `except` and `case` targets (module
     /// assignments are module variables, so not in it).
@@ -180,9 +190,7 @@ impl<'s> Walker<'s> {
             match work {
                 Work::Visit(node, mode) => self.visit(node, mode, &mut stack),
                 Work::Emit(reference) => self.out.references.push(reference),
-                Work::Leave => {
-                    self.frames.pop();
-                }
+                Work::Leave => self.leave(),
             }
         }
     }
@@ -201,11 +209,7 @@ impl<'s> Walker<'s> {
                     self.define(name.clone(), kind, at, Vec::new());
                 }
                 let locals = self.bindings(node, true);
-                self.frames.push(Frame {
-                    name,
-                    scope,
-                    locals,
-                });
+                self.enter(name, scope, locals);
                 stack.push(Work::Leave);
                 let skip: Vec<Node<'t>> = name_node.into_iter().collect();
                 push_children(stack, node, Mode::Value, &skip);
@@ -294,7 +298,18 @@ impl<'s> Walker<'s> {
     /// is not recorded.
     fn attribute<'t>(&mut self, node: Node<'t>, mode: Mode, stack: &mut Vec<Work<'t>>) {
         let Some(chain) = self.chain(node) else {
-            if let Some(object) = node.child_by_field_name("object") {
+            // Below an attribute that has its name, the object is not a
+            // chain of names either and would only walk its own object: go
+            // straight down (one pass, however long `f().a.b.c…` is).
+            let mut current = node;
+            let mut object = node.child_by_field_name("object");
+            while let Some(o) = object.filter(|o| {
+                o.kind() == "attribute" && current.child_by_field_name("attribute").is_some()
+            }) {
+                current = o;
+                object = o.child_by_field_name("object");
+            }
+            if let Some(object) = object {
                 let inner = if mode == Mode::Names {
                     Mode::Names
                 } else {
@@ -332,15 +347,54 @@ impl<'s> Walker<'s> {
         {
             return false;
         }
-        let mut functions = self
-            .frames
-            .iter()
-            .filter(|f| f.scope == Scope::Function)
-            .peekable();
-        if functions.peek().is_none() {
+        if !self.frames.last().is_some_and(|f| f.in_function) {
             return !self.module_locals.contains(name);
         }
-        !functions.any(|f| f.locals.contains(name))
+        !self.function_locals.contains_key(name)
+    }
+
+    /// Enters a class or function scope named `name` (a nameless one adds
+    /// no segment) that binds `locals`.
+    fn enter(&mut self, name: Option<String>, scope: Scope, locals: HashSet<String>) {
+        let path = match name {
+            Some(name) => self.scope_path().child(name),
+            None => self.scope_path(),
+        };
+        let caller = match scope {
+            Scope::Function => path.clone(),
+            Scope::Class => self.caller(),
+        };
+        if scope == Scope::Function {
+            for name in &locals {
+                *self.function_locals.entry(name.clone()).or_insert(0) += 1;
+            }
+        }
+        let in_function =
+            scope == Scope::Function || self.frames.last().is_some_and(|f| f.in_function);
+        self.frames.push(Frame {
+            path,
+            caller,
+            in_function,
+            scope,
+            locals,
+        });
+    }
+
+    /// Leaves the innermost scope.
+    fn leave(&mut self) {
+        let Some(frame) = self.frames.pop() else {
+            return;
+        };
+        if frame.scope == Scope::Function {
+            for name in frame.locals {
+                if let Some(count) = self.function_locals.get_mut(&name) {
+                    *count -= 1;
+                    if *count == 0 {
+                        self.function_locals.remove(&name);
+                    }
+                }
+            }
+        }
     }
 
     /// The names a scope binds, one set per scope (no block scoping). For a
@@ -561,22 +615,24 @@ impl<'s> Walker<'s> {
     }
 
     /// The path of the innermost enclosing function (empty at top level).
-    fn caller(&self) -> Vec<String> {
-        let Some(last) = self.frames.iter().rposition(|f| f.scope == Scope::Function) else {
-            return Vec::new();
-        };
-        let mut path = self.module.to_vec();
-        path.extend(self.frames[..=last].iter().filter_map(|f| f.name.clone()));
-        path
+    fn caller(&self) -> QualifiedPath {
+        self.frames
+            .last()
+            .map_or_else(QualifiedPath::new, |f| f.caller.clone())
+    }
+
+    /// The path definitions here are qualified with.
+    fn scope_path(&self) -> QualifiedPath {
+        self.frames
+            .last()
+            .map_or_else(|| self.module.clone(), |f| f.path.clone())
     }
 
     fn define(&mut self, name: String, kind: Kind, at: Node<'_>, target: Vec<String>) {
         if name.is_empty() {
             return;
         }
-        let mut path = self.module.to_vec();
-        path.extend(self.frames.iter().filter_map(|f| f.name.clone()));
-        path.push(name);
+        let path = self.scope_path().child(name);
         self.out.define(path, kind, at, target);
     }
 

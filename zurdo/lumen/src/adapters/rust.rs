@@ -68,10 +68,11 @@
 //! The walk uses an explicit stack, so nesting depth is bounded only by
 //! memory.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 
 use super::{line, Extracted};
-use crate::model::{Kind, Reference};
+use crate::model::{Kind, QualifiedPath, Reference};
 use tree_sitter::{Node, Tree};
 
 /// Extracts definitions and references from a parsed Rust file; `module` is
@@ -79,8 +80,9 @@ use tree_sitter::{Node, Tree};
 pub fn extract(tree: &Tree, source: &[u8], module: &[String]) -> Extracted {
     let mut walker = Walker {
         source,
-        module,
+        module: QualifiedPath::from(module),
         frames: Vec::new(),
+        generics: HashMap::new(),
         out: Extracted::default(),
     };
     walker.run(tree.root_node());
@@ -115,6 +117,22 @@ struct Frame {
     /// For a function: the names its parameters and body bind (see
     /// [`Walker::locals`]); never recorded as uses.
     locals: HashSet<String>,
+}
+
+/// A frame as entered, with what it inherits from the frames around it
+/// (shared or indexed, so that entering a frame costs the same at any
+/// depth and no lookup walks the frames).
+struct Entered {
+    frame: Frame,
+    /// What definitions inside are qualified with: the enclosing path and
+    /// this frame's name, if any.
+    path: QualifiedPath,
+    /// The innermost function at or around this frame (empty outside).
+    caller: QualifiedPath,
+    /// The index of that function's frame.
+    function: Option<usize>,
+    /// What `Self` means here: the innermost impl's or trait's type.
+    self_type: Option<Rc<str>>,
 }
 
 /// One step of the walk.
@@ -159,8 +177,11 @@ const NOT_A_USE_AFTER: &[&str] = &[
 
 struct Walker<'s> {
     source: &'s [u8],
-    module: &'s [String],
-    frames: Vec<Frame>,
+    module: QualifiedPath,
+    frames: Vec<Entered>,
+    /// How many entered frames declare each generic parameter name (kept
+    /// as frames are entered and left, so a lookup does not walk them).
+    generics: HashMap<String, usize>,
     out: Extracted,
 }
 
@@ -172,9 +193,7 @@ impl<'s> Walker<'s> {
                 Work::Visit(node) => self.visit(node, &mut stack),
                 Work::Pattern(node) => self.pattern(node, &mut stack),
                 Work::Emit(reference) => self.out.references.push(reference),
-                Work::Leave => {
-                    self.frames.pop();
-                }
+                Work::Leave => self.leave(),
             }
         }
     }
@@ -383,10 +402,10 @@ impl<'s> Walker<'s> {
         }
         !self
             .frames
-            .iter()
-            .rev()
-            .find(|f| f.scope == Scope::Function)
-            .is_some_and(|f| f.locals.contains(name))
+            .last()
+            .and_then(|f| f.function)
+            .and_then(|i| self.frames.get(i))
+            .is_some_and(|f| f.frame.locals.contains(name))
     }
 
     /// `impl [Trait for] Type { … }`: a frame named after the type; the
@@ -690,13 +709,11 @@ impl<'s> Walker<'s> {
     }
 
     fn is_generic(&self, name: &str) -> bool {
-        self.frames
-            .iter()
-            .any(|f| f.generics.iter().any(|g| g == name))
+        self.generics.contains_key(name)
     }
 
     fn innermost(&self) -> Option<Scope> {
-        self.frames.last().map(|f| f.scope)
+        self.frames.last().map(|f| f.frame.scope)
     }
 
     fn enter<'t>(
@@ -706,26 +723,64 @@ impl<'s> Walker<'s> {
         frame: Frame,
         skip: &[Node<'t>],
     ) {
-        self.frames.push(frame);
+        let outer = self.frames.last();
+        let path = match &frame.name {
+            Some(name) => self.scope_path().child(name.as_str()),
+            None => self.scope_path(),
+        };
+        let (caller, function) = if frame.scope == Scope::Function {
+            (path.clone(), Some(self.frames.len()))
+        } else {
+            (
+                outer.map_or_else(QualifiedPath::new, |f| f.caller.clone()),
+                outer.and_then(|f| f.function),
+            )
+        };
+        let self_type = match &frame.self_type {
+            Some(ty) => Some(Rc::from(ty.as_str())),
+            None => outer.and_then(|f| f.self_type.clone()),
+        };
+        for name in &frame.generics {
+            *self.generics.entry(name.clone()).or_insert(0) += 1;
+        }
+        self.frames.push(Entered {
+            frame,
+            path,
+            caller,
+            function,
+            self_type,
+        });
         stack.push(Work::Leave);
         push_children(stack, node, skip);
     }
 
+    /// Leaves the innermost frame.
+    fn leave(&mut self) {
+        let Some(entered) = self.frames.pop() else {
+            return;
+        };
+        for name in entered.frame.generics {
+            if let Some(count) = self.generics.get_mut(&name) {
+                *count -= 1;
+                if *count == 0 {
+                    self.generics.remove(&name);
+                }
+            }
+        }
+    }
+
     /// The qualified path of the current scope.
-    fn scope_path(&self) -> Vec<String> {
-        let mut path = self.module.to_vec();
-        path.extend(self.frames.iter().filter_map(|f| f.name.clone()));
-        path
+    fn scope_path(&self) -> QualifiedPath {
+        self.frames
+            .last()
+            .map_or_else(|| self.module.clone(), |f| f.path.clone())
     }
 
     /// The path of the innermost enclosing function (empty at top level).
-    fn caller(&self) -> Vec<String> {
-        let Some(last) = self.frames.iter().rposition(|f| f.scope == Scope::Function) else {
-            return Vec::new();
-        };
-        let mut path = self.module.to_vec();
-        path.extend(self.frames[..=last].iter().filter_map(|f| f.name.clone()));
-        path
+    fn caller(&self) -> QualifiedPath {
+        self.frames
+            .last()
+            .map_or_else(QualifiedPath::new, |f| f.caller.clone())
     }
 
     /// Defines the item `node` names by its `name` field; returns the name.
@@ -740,8 +795,7 @@ impl<'s> Walker<'s> {
     }
 
     fn define(&mut self, name: String, kind: Kind, at: Node<'_>, target: Vec<String>) {
-        let mut path = self.scope_path();
-        path.push(name);
+        let path = self.scope_path().child(name);
         self.out.define(path, kind, at, target);
     }
 
@@ -766,8 +820,8 @@ impl<'s> Walker<'s> {
             .count();
         segments.drain(..lead);
         if segments.len() > 1 && segments[0] == "Self" {
-            if let Some(ty) = self.frames.iter().rev().find_map(|f| f.self_type.clone()) {
-                segments[0] = ty;
+            if let Some(ty) = self.frames.last().and_then(|f| f.self_type.as_deref()) {
+                segments[0] = ty.to_string();
             }
         }
         // `Self` alone is the enclosing type naming itself, as is its own name.
