@@ -1192,4 +1192,44 @@ func Gen[T any](v T) T { var zero T; _ = zero; return v }
         assert!(r.len() == 1 && r[0].caller == ["deep", "G"] && !r[0].call);
         assert!(!f.references.iter().any(|r| r.path == ["x"]));
     }
+
+    #[test]
+    fn deep_nesting_keeps_the_entry_linear() {
+        // A generic function with 1,000 type parameters around N nested
+        // function literals, each calling `g`, reading a local of a type
+        // parameter's type and declaring a struct with a field of type
+        // `U`. Go names no nested function, so paths stay short: what grew
+        // here was memory (every literal copied the type parameters).
+        let source = |depth: usize| {
+            let params: Vec<String> = (0..1_000).map(|i| format!("T{i}")).collect();
+            format!(
+                "package deep\n\nfunc F[{} any]() {{ {}{} }}\n",
+                params.join(", "),
+                "func() { g(); var x T7; _ = x; type S struct{ f U }; ".repeat(depth),
+                "}()".repeat(depth)
+            )
+        };
+        let check = |f: &FileIndex, depth: usize| {
+            assert!(!f.syntax_errors);
+            assert_eq!(f.symbols.len(), 2 + 2 * depth);
+            assert_eq!(f.kind_of("deep::F::S::f"), Some(Kind::Field));
+            let calls: Vec<_> = f.references.iter().filter(|r| r.path == ["g"]).collect();
+            assert_eq!(calls.len(), depth);
+            assert!(calls.iter().all(|r| r.caller == ["deep", "F"]));
+            let uses = f.references.iter().filter(|r| r.path == ["U"]).count();
+            assert_eq!(uses, depth);
+            assert!(!f
+                .references
+                .iter()
+                .any(|r| r.path == ["T7"] || r.path == ["x"]));
+        };
+        crate::adapters::assert_linear(
+            Language::Go,
+            "deep/deep.go",
+            crate::adapters::MAX_ENTRY_BYTES_PER_INPUT_BYTE,
+            &[4_000, 10_000],
+            source,
+            check,
+        );
+    }
 }

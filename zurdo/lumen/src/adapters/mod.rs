@@ -345,6 +345,56 @@ pub(crate) fn index_on_small_stack(language: Language, path: &str, source: Strin
     }
 }
 
+/// The most index entry a test allows per byte of input: an entry is
+/// linear in its file, whatever the nesting. Storing every qualified path
+/// in full took over 850 bytes per input byte at 4,000 levels.
+#[cfg(test)]
+pub(crate) const MAX_ENTRY_BYTES_PER_INPUT_BYTE: usize = 16;
+
+/// Indexes the file `source(depth)` for each depth on the small stack and
+/// checks, for each, that it takes under 60 s, that `check` holds, and that
+/// its serialized entry is at most `per_byte` bytes per input byte; then
+/// that the entry grew with the input, not faster (within 10%). Returns
+/// the entries' sizes (tests only).
+#[cfg(test)]
+pub(crate) fn assert_linear(
+    language: Language,
+    path: &str,
+    per_byte: usize,
+    depths: &[usize],
+    source: impl Fn(usize) -> String,
+    check: impl Fn(&FileIndex, usize),
+) -> Vec<usize> {
+    let mut sizes: Vec<(usize, usize)> = Vec::new();
+    for &depth in depths {
+        let text = source(depth);
+        let input = text.len();
+        let started = std::time::Instant::now();
+        let file = index_on_small_stack(language, path, text);
+        let elapsed = started.elapsed();
+        assert!(
+            elapsed < std::time::Duration::from_secs(60),
+            "{path} at {depth} levels took {elapsed:?}"
+        );
+        check(&file, depth);
+        let entry = serde_json::to_vec(&file).map_or(usize::MAX, |b| b.len());
+        assert!(
+            entry <= per_byte * input,
+            "{path} at {depth} levels: a {entry}-byte entry for {input} bytes of input"
+        );
+        if let Some(&(first_input, first_entry)) = sizes.first() {
+            let grew = entry as f64 / first_entry as f64;
+            let input_grew = input as f64 / first_input as f64;
+            assert!(
+                grew <= input_grew * 1.1,
+                "{path}: the input grew {input_grew:.2}x and the entry {grew:.2}x"
+            );
+        }
+        sizes.push((input, entry));
+    }
+    sizes.into_iter().map(|(_, entry)| entry).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

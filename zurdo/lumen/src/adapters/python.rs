@@ -1149,4 +1149,30 @@ class Settings(Base):
             .iter()
             .all(|r| r.caller == ["deep", "f"]));
     }
+
+    #[test]
+    fn deep_nesting_keeps_the_entry_linear() {
+        // `def f0():` / ` g()` / ` def f1():` …, one more space per level. A
+        // Python file N levels deep holds N²/2 bytes of indentation, and
+        // tree-sitter-python parses about 500 levels (deeper, it reports
+        // errors), so the depths are 250 and 500 and the bound is one entry
+        // byte per input byte: full paths took about 7.
+        let source = |depth: usize| -> String {
+            (0..depth)
+                .map(|i| format!("{:i$}def f{i}():\n{:j$}g()\n", "", "", j = i + 1))
+                .collect()
+        };
+        let check = |f: &FileIndex, depth: usize| {
+            assert!(!f.syntax_errors);
+            assert_eq!(f.symbols.len(), depth + 1, "the module and every def");
+            let calls: Vec<_> = f.references.iter().filter(|r| r.path == ["g"]).collect();
+            assert_eq!(calls.len(), depth);
+            for (i, (symbol, call)) in f.symbols[1..].iter().zip(&calls).enumerate() {
+                assert_eq!(symbol.path.len(), i + 2);
+                assert_eq!(symbol.path.last(), Some(&format!("f{i}")));
+                assert_eq!(call.caller, symbol.path);
+            }
+        };
+        crate::adapters::assert_linear(Language::Python, "deep.py", 1, &[250, 500], source, check);
+    }
 }

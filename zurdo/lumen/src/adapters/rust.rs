@@ -1296,4 +1296,43 @@ fn g<const N: usize>(v: Option<Config>, (a, b): (u8, u8)) -> usize {
             .iter()
             .all(|r| r.caller == ["deep", "f"]));
     }
+
+    #[test]
+    fn deep_nesting_keeps_the_entry_linear() {
+        // `fn f0<T0>(x: T0, y: U) { g(); fn f1<T1>(…) { g(); … } }`: N
+        // functions N deep, each calling `g`, using `U` and its own generic.
+        let source = |depth: usize| {
+            let mut src: String = (0..depth)
+                .map(|i| format!("fn f{i}<T{i}>(x: T{i}, y: U) {{ g(); "))
+                .collect();
+            src.push_str(&"}".repeat(depth));
+            src
+        };
+        let check = |f: &FileIndex, depth: usize| {
+            assert!(!f.syntax_errors);
+            assert_eq!(f.symbols.len(), depth);
+            let calls: Vec<_> = f.references.iter().filter(|r| r.path == ["g"]).collect();
+            assert_eq!(calls.len(), depth);
+            for (i, (symbol, call)) in f.symbols.iter().zip(&calls).enumerate() {
+                assert_eq!(symbol.path.len(), i + 2);
+                assert_eq!(symbol.path.last(), Some(&format!("f{i}")));
+                assert_eq!(call.caller, symbol.path);
+            }
+            assert_eq!(
+                f.symbols[depth - 1].path.get(0).map(String::as_str),
+                Some("deep")
+            );
+            let uses = f.references.iter().filter(|r| r.path == ["U"]).count();
+            assert_eq!(uses, depth);
+            assert!(!f.references.iter().any(|r| r.path[0].starts_with('T')));
+        };
+        crate::adapters::assert_linear(
+            Language::Rust,
+            "src/deep.rs",
+            crate::adapters::MAX_ENTRY_BYTES_PER_INPUT_BYTE,
+            &[4_000, 10_000],
+            source,
+            check,
+        );
+    }
 }

@@ -1664,4 +1664,87 @@ import fs = require("fs");
             assert!(find(&f, &["z"]).is_empty() && find(&f, &["a"]).is_empty());
         }
     }
+
+    /// `function f0(){g();function f1(){g(); … }}`: N definitions N deep,
+    /// each calling `g`.
+    fn nested_functions(depth: usize) -> String {
+        let mut src: String = (0..depth)
+            .map(|i| format!("function f{i}(){{g();"))
+            .collect();
+        src.push_str(&"}".repeat(depth));
+        src
+    }
+
+    /// Definition `i` is `f0::…::fi` under the module, and the `i`-th call
+    /// of `g` is made from it.
+    fn check_nested_functions(f: &FileIndex, depth: usize) {
+        assert!(!f.syntax_errors);
+        assert_eq!(f.symbols.len(), depth);
+        let calls = find(f, &["g"]);
+        assert_eq!(calls.len(), depth);
+        for (i, (symbol, call)) in f.symbols.iter().zip(&calls).enumerate() {
+            assert_eq!(symbol.path.len(), i + 2);
+            assert_eq!(symbol.path.last(), Some(&format!("f{i}")));
+            assert_eq!(call.caller, symbol.path);
+        }
+        let deepest = &f.symbols[depth - 1];
+        assert_eq!(deepest.path.get(0).map(String::as_str), Some("deep"));
+        assert_eq!(deepest.kind, Kind::Function);
+    }
+
+    #[test]
+    fn deep_nesting_keeps_the_entry_linear() {
+        for (language, path) in [
+            (Language::JavaScript, "src/deep.js"),
+            (Language::TypeScript, "src/deep.ts"),
+            (Language::Tsx, "src/deep.tsx"),
+        ] {
+            crate::adapters::assert_linear(
+                language,
+                path,
+                crate::adapters::MAX_ENTRY_BYTES_PER_INPUT_BYTE,
+                &[4_000, 10_000],
+                nested_functions,
+                check_nested_functions,
+            );
+        }
+        // Classes in methods, each generic: `T{i}` is a type parameter in
+        // scope (not a use), `U` is a use at every level.
+        let classes = |depth: usize| {
+            let mut src: String = (0..depth)
+                .map(|i| format!("class C{i}<T{i}>{{m(x: T{i}, y: U){{g();"))
+                .collect();
+            src.push_str(&"}}".repeat(depth));
+            src
+        };
+        let check = |f: &FileIndex, depth: usize| {
+            assert!(!f.syntax_errors);
+            assert_eq!(f.symbols.len(), 2 * depth);
+            let deepest = &f.symbols[2 * depth - 1];
+            assert_eq!(
+                (deepest.kind, deepest.path.len()),
+                (Kind::Method, 2 * depth + 1)
+            );
+            let calls = find(f, &["g"]);
+            assert_eq!(calls.len(), depth);
+            assert_eq!(calls[depth - 1].caller, deepest.path);
+            assert_eq!(find(f, &["U"]).len(), depth);
+            assert!(
+                find(f, &["T0"]).is_empty() && find(f, &[&format!("T{}", depth - 1)]).is_empty()
+            );
+        };
+        for (language, path) in [
+            (Language::TypeScript, "src/deep.ts"),
+            (Language::Tsx, "src/deep.tsx"),
+        ] {
+            crate::adapters::assert_linear(
+                language,
+                path,
+                crate::adapters::MAX_ENTRY_BYTES_PER_INPUT_BYTE,
+                &[4_000, 10_000],
+                classes,
+                check,
+            );
+        }
+    }
 }
