@@ -155,7 +155,7 @@ pub fn extract(tree: &Tree, source: &[u8], module: &[String]) -> Extracted {
             locals: None,
         }],
         locals: Vec::new(),
-        out: Extracted::default(),
+        out: Extracted::for_source(source),
     };
     let mut stack: Vec<Item> = vec![(root, 0)];
     while let Some((node, ctx)) = stack.pop() {

@@ -75,9 +75,41 @@ pub struct Extracted {
     pub symbols: Vec<Symbol>,
     /// Uses, in source order.
     pub references: Vec<Reference>,
+    /// How many more alias target segments may be recorded (see
+    /// [`Extracted::for_source`]).
+    target_budget: usize,
 }
 
+/// Alias target segments a file may record besides one per source byte.
+pub const TARGET_SEGMENTS_FREE: usize = 4096;
+
 impl Extracted {
+    /// An empty extraction for `source`, whose alias targets may hold one
+    /// segment per byte of it (plus [`TARGET_SEGMENTS_FREE`]) in all. An
+    /// alias target is written out in full for each name imported or
+    /// re-exported, so `from a0.a1.….aN import (x0, …, xN)` or `pub use
+    /// a0::…::aN::{X0, …, XN}` would otherwise hold N² segments. Real files
+    /// use a fraction of the budget; past it, aliases are still defined, but
+    /// with no target (so a hint does not follow them).
+    pub fn for_source(source: &[u8]) -> Extracted {
+        Extracted {
+            target_budget: source.len().saturating_add(TARGET_SEGMENTS_FREE),
+            ..Extracted::default()
+        }
+    }
+
+    /// True, and `segments` taken from the budget, when an alias target of
+    /// `segments` segments may still be recorded.
+    pub(crate) fn take_target(&mut self, segments: usize) -> bool {
+        match self.target_budget.checked_sub(segments) {
+            Some(left) => {
+                self.target_budget = left;
+                true
+            }
+            None => false,
+        }
+    }
+
     /// Records a definition at `at`'s line.
     pub(crate) fn define(
         &mut self,

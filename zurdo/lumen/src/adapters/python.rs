@@ -20,7 +20,9 @@
 //!   `b`, target `["a", "b"]` (so `__init__` re-exports are recorded). A
 //!   relative module keeps its dots as the first segment (`from ..x import
 //!   y` → `["..", "x", "y"]`). Plain `import a.b`, star imports and
-//!   `__future__` imports record nothing.
+//!   `__future__` imports record nothing. A file's targets hold at most one
+//!   segment per byte of it, plus 4,096 (`from a0.….aN import (x0, …, xN)`
+//!   would hold N²): past that, an alias is recorded without its target.
 //! * A `type X = …` statement → [`Kind::Type`].
 //!
 //! References (each with the innermost enclosing function or method as its
@@ -81,7 +83,7 @@ pub fn extract(tree: &Tree, source: &[u8], module: &[String]) -> Extracted {
         frames: Vec::new(),
         function_locals: HashMap::new(),
         module_locals: HashSet::new(),
-        out: Extracted::default(),
+        out: Extracted::for_source(source),
     };
     walker.module_locals = walker.bindings(tree.root_node(), false);
     if !module.is_empty() {
@@ -546,11 +548,12 @@ impl<'s> Walker<'s> {
             match item.kind() {
                 "aliased_import" => self.aliased(&prefix, item),
                 "dotted_name" => {
-                    let mut target = prefix.clone();
-                    target.extend(self.dotted(item));
-                    if let Some(name) = target.last().cloned() {
-                        self.define(name, Kind::Alias, item, target);
-                    }
+                    let names = self.dotted(item);
+                    let Some(name) = names.last().or(prefix.last()).cloned() else {
+                        continue;
+                    };
+                    let target = self.target(&prefix, names);
+                    self.define(name, Kind::Alias, item, target);
                 }
                 _ => {}
             }
@@ -565,10 +568,21 @@ impl<'s> Walker<'s> {
         ) else {
             return;
         };
-        let mut target = prefix.to_vec();
-        target.extend(self.dotted(name));
+        let names = self.dotted(name);
+        let target = self.target(prefix, names);
         let alias_name = self.text(alias);
         self.define(alias_name, Kind::Alias, alias, target);
+    }
+
+    /// `prefix` and `names`, as an alias target, when the file's budget
+    /// allows (see [`Extracted::for_source`]); else empty.
+    fn target(&mut self, prefix: &[String], names: Vec<String>) -> Vec<String> {
+        if !self.out.take_target(prefix.len() + names.len()) {
+            return Vec::new();
+        }
+        let mut target = prefix.to_vec();
+        target.extend(names);
+        target
     }
 
     /// The name node of `type X[T] = …`'s left side.
@@ -1174,5 +1188,40 @@ class Settings(Base):
             }
         };
         crate::adapters::assert_linear(Language::Python, "deep.py", 1, &[250, 500], source, check);
+    }
+
+    #[test]
+    fn a_long_import_list_keeps_the_entry_linear() {
+        // `from a0.a1.….aN import (x0, …, xN)`: written out, the targets
+        // hold N² segments; the file's budget stops them at one per byte.
+        let source = |n: usize| {
+            let module: Vec<String> = (0..n).map(|i| format!("a{i}")).collect();
+            let names: Vec<String> = (0..n).map(|i| format!("x{i}")).collect();
+            format!("from {} import ({})\n", module.join("."), names.join(", "))
+        };
+        let check = |f: &FileIndex, n: usize| {
+            let aliases: Vec<_> = f.symbols.iter().filter(|s| s.kind == Kind::Alias).collect();
+            assert_eq!(aliases.len(), n, "every name is still an alias");
+            assert_eq!(
+                aliases[0].target.len(),
+                n + 1,
+                "the first ones keep their target"
+            );
+            assert_eq!(aliases[0].target.last().map(String::as_str), Some("x0"));
+            let kept: usize = aliases.iter().map(|a| a.target.len()).sum();
+            assert!(kept <= source(n).len() + super::super::TARGET_SEGMENTS_FREE);
+            assert!(
+                aliases[n - 1].target.is_empty(),
+                "past the budget: no target"
+            );
+        };
+        crate::adapters::assert_linear(
+            Language::Python,
+            "m.py",
+            crate::adapters::MAX_ENTRY_BYTES_PER_INPUT_BYTE,
+            &[4_000, 10_000],
+            source,
+            check,
+        );
     }
 }

@@ -25,7 +25,9 @@
 //!   `Alias` `C`, target `["a", "b", "C"]`; group forms and nested groups
 //!   likewise (`pub use a::{b, c as d, self}`). Targets are as written
 //!   (`crate`/`self`/`super` kept). Globs and private plain `use`s record
-//!   nothing.
+//!   nothing. A file's targets hold at most one segment per byte of it,
+//!   plus 4,096 (`pub use a0::…::aN::{X0, …, XN}` would hold N²): past that,
+//!   an alias is recorded without its target.
 //!
 //! References (each with the innermost enclosing function or method as its
 //! caller):
@@ -83,7 +85,7 @@ pub fn extract(tree: &Tree, source: &[u8], module: &[String]) -> Extracted {
         module: QualifiedPath::from(module),
         frames: Vec::new(),
         generics: HashMap::new(),
-        out: Extracted::default(),
+        out: Extracted::for_source(source),
     };
     walker.run(tree.root_node());
     walker.out
@@ -575,7 +577,8 @@ impl<'s> Walker<'s> {
         let Some(argument) = node.child_by_field_name("argument") else {
             return;
         };
-        let mut work: Vec<(Vec<String>, Node<'_>)> = vec![(Vec::new(), argument)];
+        // A group's prefix is shared by its items (not copied per item).
+        let mut work: Vec<(QualifiedPath, Node<'_>)> = vec![(QualifiedPath::new(), argument)];
         while let Some((prefix, tree)) = work.pop() {
             match tree.kind() {
                 "use_as_clause" => {
@@ -585,18 +588,18 @@ impl<'s> Walker<'s> {
                     ) else {
                         continue;
                     };
-                    let mut target = prefix;
-                    target.extend(self.segments(path).0);
+                    let mut target = extend(prefix, self.segments(path).0);
                     if target.len() > 1 && target.last().is_some_and(|s| s == "self") {
-                        target.pop();
+                        target = target.parent();
                     }
                     let name = self.text(alias);
+                    let target = self.target(&target);
                     self.define(name, Kind::Alias, alias, target);
                 }
                 "scoped_use_list" => {
                     let mut next = prefix;
                     if let Some(path) = tree.child_by_field_name("path") {
-                        next.extend(self.segments(path).0);
+                        next = extend(next, self.segments(path).0);
                     }
                     if let Some(list) = tree.child_by_field_name("list") {
                         let mut cursor = list.walk();
@@ -610,10 +613,9 @@ impl<'s> Walker<'s> {
                     work.extend(items.into_iter().rev().map(|i| (prefix.clone(), i)));
                 }
                 "identifier" | "scoped_identifier" | "self" if public => {
-                    let mut target = prefix;
-                    target.extend(self.segments(tree).0);
+                    let mut target = extend(prefix, self.segments(tree).0);
                     if target.len() > 1 && target.last().is_some_and(|s| s == "self") {
-                        target.pop();
+                        target = target.parent();
                     }
                     let Some(name) = target.last().cloned() else {
                         continue;
@@ -622,10 +624,21 @@ impl<'s> Walker<'s> {
                         continue;
                     }
                     let line_node = tree.child_by_field_name("name").unwrap_or(tree);
+                    let target = self.target(&target);
                     self.define(name, Kind::Alias, line_node, target);
                 }
                 _ => {}
             }
+        }
+    }
+
+    /// `path` as an alias target, when the file's budget allows (see
+    /// [`Extracted::for_source`]); else empty.
+    fn target(&mut self, path: &QualifiedPath) -> Vec<String> {
+        if self.out.take_target(path.len()) {
+            path.to_vec()
+        } else {
+            Vec::new()
         }
     }
 
@@ -843,6 +856,11 @@ impl<'s> Walker<'s> {
         let text = String::from_utf8_lossy(bytes);
         text.strip_prefix("r#").unwrap_or(&text).to_string()
     }
+}
+
+/// `prefix` with `segments` appended.
+fn extend(prefix: QualifiedPath, segments: Vec<String>) -> QualifiedPath {
+    segments.into_iter().fold(prefix, |path, s| path.child(s))
 }
 
 /// A definition's own name node, never walked as a use.
@@ -1332,6 +1350,62 @@ fn g<const N: usize>(v: Option<Config>, (a, b): (u8, u8)) -> usize {
             crate::adapters::MAX_ENTRY_BYTES_PER_INPUT_BYTE,
             &[4_000, 10_000],
             source,
+            check,
+        );
+    }
+
+    #[test]
+    fn long_and_nested_use_lists_keep_the_entry_linear() {
+        // `pub use a0::…::aN::{X0, …, XN};`: the targets are bounded by the
+        // file's budget; a private one records nothing and, its prefix
+        // shared by its items, takes linear time.
+        for public in ["pub ", ""] {
+            let source = |n: usize| {
+                let path: Vec<String> = (0..n).map(|i| format!("a{i}")).collect();
+                let names: Vec<String> = (0..n).map(|i| format!("X{i}")).collect();
+                format!(
+                    "{public}use {}::{{{}}};\n",
+                    path.join("::"),
+                    names.join(", ")
+                )
+            };
+            let check = |f: &FileIndex, n: usize| {
+                let aliases: Vec<_> = f.symbols.iter().filter(|s| s.kind == Kind::Alias).collect();
+                if public.is_empty() {
+                    assert!(aliases.is_empty());
+                    return;
+                }
+                assert_eq!(aliases.len(), n);
+                assert_eq!(aliases[0].target.len(), n + 1);
+                assert_eq!(aliases[0].target.last().map(String::as_str), Some("X0"));
+                assert!(aliases[n - 1].target.is_empty());
+            };
+            crate::adapters::assert_linear(
+                Language::Rust,
+                "src/lib.rs",
+                crate::adapters::MAX_ENTRY_BYTES_PER_INPUT_BYTE,
+                &[4_000, 10_000],
+                source,
+                check,
+            );
+        }
+        // `pub use a::{X, b::{X, c::{X, …}}}`: nested groups.
+        let groups = |depth: usize| {
+            let mut src: String = (0..depth).map(|i| format!("m{i}::{{X, ")).collect();
+            src.push('Y');
+            format!("pub use {}{};\n", src, "}".repeat(depth))
+        };
+        let check = |f: &FileIndex, depth: usize| {
+            let aliases: Vec<_> = f.symbols.iter().filter(|s| s.kind == Kind::Alias).collect();
+            assert_eq!(aliases.len(), depth + 1);
+            assert_eq!(aliases[2].target, ["m0", "m1", "m2", "X"]);
+        };
+        crate::adapters::assert_linear(
+            Language::Rust,
+            "src/lib.rs",
+            crate::adapters::MAX_ENTRY_BYTES_PER_INPUT_BYTE,
+            &[4_000, 10_000],
+            groups,
             check,
         );
     }

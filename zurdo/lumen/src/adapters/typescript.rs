@@ -172,7 +172,7 @@ pub fn extract(tree: &Tree, source: &[u8], module: &[String]) -> Extracted {
         }],
         locals: Vec::new(),
         type_params: NamesInScope::default(),
-        out: Extracted::default(),
+        out: Extracted::for_source(source),
     };
     let root = tree.root_node();
     let mut stack: Vec<Item> = Vec::new();
