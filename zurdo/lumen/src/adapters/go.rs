@@ -131,6 +131,10 @@ struct Walker<'s> {
     ctxs: Vec<Ctx>,
     /// One set of local names per top-level function or method.
     locals: Vec<HashSet<String>>,
+    /// The `keyed_element`s whose key is a value, marked by their composite
+    /// literal (asking each element for its parents would cost the depth
+    /// of the tree per element).
+    value_keys: HashSet<usize>,
     out: Extracted,
 }
 
@@ -155,6 +159,7 @@ pub fn extract(tree: &Tree, source: &[u8], module: &[String]) -> Extracted {
             locals: None,
         }],
         locals: Vec::new(),
+        value_keys: HashSet::new(),
         out: Extracted::for_source(source),
     };
     let mut stack: Vec<Item> = vec![(root, 0)];
@@ -256,16 +261,11 @@ fn bound_identifiers(node: Node) -> Vec<Node> {
     }
 }
 
-/// True when the `keyed_element`'s key is a value: in a map, slice or
-/// array literal (a struct literal's keys are field names; an element of a
-/// nested literal has an unknown type and is taken as a struct).
-fn key_is_value(keyed: Node) -> bool {
-    let literal = keyed
-        .parent()
-        .filter(|p| p.kind() == "literal_value")
-        .and_then(|p| p.parent())
-        .filter(|c| c.kind() == "composite_literal");
-    let ty = literal.and_then(|l| l.child_by_field_name("type"));
+/// True when the keys of a composite literal of type `ty` are values: in
+/// a map, slice or array literal (a struct literal's keys are field names;
+/// an element of a nested literal has an unknown type and is taken as a
+/// struct).
+fn keys_are_values(ty: Option<Node>) -> bool {
     matches!(
         ty.map(|t| t.kind()),
         Some("map_type" | "slice_type" | "array_type" | "implicit_length_array_type")
@@ -483,7 +483,21 @@ impl<'s> Walker<'s> {
                 push_except_fields(stack, node, ctx, &["left"])
             }
             "type_switch_statement" => push_except_fields(stack, node, ctx, &["alias"]),
-            "keyed_element" if !key_is_value(node) => {
+            "composite_literal" => {
+                let body = node.child_by_field_name("body");
+                if let Some(body) =
+                    body.filter(|_| keys_are_values(node.child_by_field_name("type")))
+                {
+                    let mut cursor = body.walk();
+                    let keyed = body
+                        .named_children(&mut cursor)
+                        .filter(|c| c.kind() == "keyed_element")
+                        .map(|c| c.id());
+                    self.value_keys.extend(keyed);
+                }
+                push_children(stack, node, ctx, &[]);
+            }
+            "keyed_element" if !self.value_keys.remove(&node.id()) => {
                 // A struct literal's field key is not a value; a key that is
                 // an expression (`{f(): 1}`) is walked.
                 let key = node.child_by_field_name("key");
@@ -1222,6 +1236,35 @@ func Gen[T any](v T) T { var zero T; _ = zero; return v }
                 .references
                 .iter()
                 .any(|r| r.path == ["T7"] || r.path == ["x"]));
+        };
+        crate::adapters::assert_linear(
+            Language::Go,
+            "deep/deep.go",
+            crate::adapters::MAX_ENTRY_BYTES_PER_INPUT_BYTE,
+            &[4_000, 10_000],
+            source,
+            check,
+        );
+    }
+
+    #[test]
+    fn deeply_nested_composite_literals_take_linear_time() {
+        // A map literal's keys are values, a struct literal's are field
+        // names: told for each element without asking for its parents
+        // (which costs the depth of the tree per element).
+        let source = |depth: usize| {
+            format!(
+                "package deep\n\nvar M = {}1{}\nvar S = {}nil{}\n",
+                "map[string]any{K: ".repeat(depth),
+                "}".repeat(depth),
+                "&T{Next: ".repeat(depth),
+                "}".repeat(depth)
+            )
+        };
+        let check = |f: &FileIndex, depth: usize| {
+            assert!(!f.syntax_errors);
+            let count = |name: &str| f.references.iter().filter(|r| r.path == [name]).count();
+            assert_eq!((count("K"), count("T"), count("Next")), (depth, depth, 0));
         };
         crate::adapters::assert_linear(
             Language::Go,
