@@ -11,7 +11,7 @@
 
 use std::cmp::Ordering;
 use std::fmt;
-use std::hash::{Hash, Hasher};
+use std::hash::{DefaultHasher, Hash, Hasher};
 use std::sync::Arc;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -35,6 +35,9 @@ struct Link {
     parent: QualifiedPath,
     segment: String,
     len: usize,
+    /// A hash of every segment, computed once from the parent's: hashing a
+    /// path (to count distinct callers) does not walk it.
+    digest: u64,
 }
 
 impl QualifiedPath {
@@ -46,13 +49,23 @@ impl QualifiedPath {
     /// This path with `segment` appended; the two share every segment but
     /// the new one.
     pub fn child(&self, segment: impl Into<String>) -> QualifiedPath {
+        let segment = segment.into();
+        let mut hasher = DefaultHasher::new();
+        self.digest().hash(&mut hasher);
+        segment.hash(&mut hasher);
         QualifiedPath {
             last: Some(Arc::new(Link {
                 parent: self.clone(),
-                segment: segment.into(),
+                segment,
                 len: self.len() + 1,
+                digest: hasher.finish(),
             })),
         }
+    }
+
+    /// The hash of every segment (0 for the empty path).
+    fn digest(&self) -> u64 {
+        self.last.as_ref().map_or(0, |l| l.digest)
     }
 
     /// The number of segments.
@@ -183,7 +196,7 @@ impl Drop for QualifiedPath {
 
 impl PartialEq for QualifiedPath {
     fn eq(&self, other: &QualifiedPath) -> bool {
-        if self.len() != other.len() {
+        if self.len() != other.len() || self.digest() != other.digest() {
             return false;
         }
         let (mut a, mut b) = (self.last.as_ref(), other.last.as_ref());
@@ -240,12 +253,11 @@ impl PartialOrd for QualifiedPath {
     }
 }
 
+/// By the digest of the segments, kept in the path: O(1).
 impl Hash for QualifiedPath {
     fn hash<H: Hasher>(&self, state: &mut H) {
         self.len().hash(state);
-        for segment in self.rev() {
-            segment.hash(state);
-        }
+        self.digest().hash(state);
     }
 }
 
