@@ -1237,14 +1237,7 @@ func Gen[T any](v T) T { var zero T; _ = zero; return v }
                 .iter()
                 .any(|r| r.path == ["T7"] || r.path == ["x"]));
         };
-        crate::adapters::assert_linear(
-            Language::Go,
-            "deep/deep.go",
-            crate::adapters::MAX_ENTRY_BYTES_PER_INPUT_BYTE,
-            &[4_000, 10_000],
-            source,
-            check,
-        );
+        crate::adapters::assert_deep_linear(Language::Go, "deep/deep.go", source, check);
     }
 
     #[test]
@@ -1266,13 +1259,6 @@ func Gen[T any](v T) T { var zero T; _ = zero; return v }
             let count = |name: &str| f.references.iter().filter(|r| r.path == [name]).count();
             assert_eq!((count("K"), count("T"), count("Next")), (depth, depth, 0));
         };
-        crate::adapters::assert_linear(
-            Language::Go,
-            "deep/deep.go",
-            crate::adapters::MAX_ENTRY_BYTES_PER_INPUT_BYTE,
-            &[4_000, 10_000],
-            source,
-            check,
-        );
+        crate::adapters::assert_deep_linear(Language::Go, "deep/deep.go", source, check);
     }
 }

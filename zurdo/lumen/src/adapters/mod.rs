@@ -427,6 +427,26 @@ pub(crate) fn assert_linear(
     sizes.into_iter().map(|(_, entry)| entry).collect()
 }
 
+/// [`assert_linear`] at 4,000 and 10,000 levels, within
+/// [`MAX_ENTRY_BYTES_PER_INPUT_BYTE`] (tests only).
+#[cfg(test)]
+pub(crate) fn assert_deep_linear(
+    language: Language,
+    path: &str,
+    source: impl Fn(usize) -> String,
+    check: impl Fn(&FileIndex, usize),
+) -> Vec<usize> {
+    let depths = [4_000, 10_000];
+    assert_linear(
+        language,
+        path,
+        MAX_ENTRY_BYTES_PER_INPUT_BYTE,
+        &depths,
+        source,
+        check,
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

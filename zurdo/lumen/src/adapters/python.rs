@@ -1215,13 +1215,6 @@ class Settings(Base):
                 "past the budget: no target"
             );
         };
-        crate::adapters::assert_linear(
-            Language::Python,
-            "m.py",
-            crate::adapters::MAX_ENTRY_BYTES_PER_INPUT_BYTE,
-            &[4_000, 10_000],
-            source,
-            check,
-        );
+        crate::adapters::assert_deep_linear(Language::Python, "m.py", source, check);
     }
 }

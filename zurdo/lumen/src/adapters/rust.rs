@@ -1344,14 +1344,7 @@ fn g<const N: usize>(v: Option<Config>, (a, b): (u8, u8)) -> usize {
             assert_eq!(uses, depth);
             assert!(!f.references.iter().any(|r| r.path[0].starts_with('T')));
         };
-        crate::adapters::assert_linear(
-            Language::Rust,
-            "src/deep.rs",
-            crate::adapters::MAX_ENTRY_BYTES_PER_INPUT_BYTE,
-            &[4_000, 10_000],
-            source,
-            check,
-        );
+        crate::adapters::assert_deep_linear(Language::Rust, "src/deep.rs", source, check);
     }
 
     #[test]
@@ -1380,14 +1373,7 @@ fn g<const N: usize>(v: Option<Config>, (a, b): (u8, u8)) -> usize {
                 assert_eq!(aliases[0].target.last().map(String::as_str), Some("X0"));
                 assert!(aliases[n - 1].target.is_empty());
             };
-            crate::adapters::assert_linear(
-                Language::Rust,
-                "src/lib.rs",
-                crate::adapters::MAX_ENTRY_BYTES_PER_INPUT_BYTE,
-                &[4_000, 10_000],
-                source,
-                check,
-            );
+            crate::adapters::assert_deep_linear(Language::Rust, "src/lib.rs", source, check);
         }
         // `pub use a::{X, b::{X, c::{X, …}}}`: nested groups.
         let groups = |depth: usize| {
@@ -1400,13 +1386,6 @@ fn g<const N: usize>(v: Option<Config>, (a, b): (u8, u8)) -> usize {
             assert_eq!(aliases.len(), depth + 1);
             assert_eq!(aliases[2].target, ["m0", "m1", "m2", "X"]);
         };
-        crate::adapters::assert_linear(
-            Language::Rust,
-            "src/lib.rs",
-            crate::adapters::MAX_ENTRY_BYTES_PER_INPUT_BYTE,
-            &[4_000, 10_000],
-            groups,
-            check,
-        );
+        crate::adapters::assert_deep_linear(Language::Rust, "src/lib.rs", groups, check);
     }
 }

@@ -1699,11 +1699,9 @@ import fs = require("fs");
             (Language::TypeScript, "src/deep.ts"),
             (Language::Tsx, "src/deep.tsx"),
         ] {
-            crate::adapters::assert_linear(
+            crate::adapters::assert_deep_linear(
                 language,
                 path,
-                crate::adapters::MAX_ENTRY_BYTES_PER_INPUT_BYTE,
-                &[4_000, 10_000],
                 nested_functions,
                 check_nested_functions,
             );
@@ -1737,14 +1735,7 @@ import fs = require("fs");
             (Language::TypeScript, "src/deep.ts"),
             (Language::Tsx, "src/deep.tsx"),
         ] {
-            crate::adapters::assert_linear(
-                language,
-                path,
-                crate::adapters::MAX_ENTRY_BYTES_PER_INPUT_BYTE,
-                &[4_000, 10_000],
-                classes,
-                check,
-            );
+            crate::adapters::assert_deep_linear(language, path, classes, check);
         }
     }
 }
