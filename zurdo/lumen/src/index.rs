@@ -26,8 +26,11 @@ use crate::model::FileIndex;
 pub const DIR: &str = ".zurdo/lumen";
 
 /// The format of a generation; bumped whenever an adapter maps something
-/// differently, so an older generation is re-parsed rather than trusted.
-pub const FORMAT: u32 = 1;
+/// differently or an entry is written differently, so an older generation
+/// is re-parsed rather than trusted (or misread). 2: an entry stores each
+/// qualified path once, in a table of scopes (see
+/// [`FileIndex`](crate::model::FileIndex)).
+pub const FORMAT: u32 = 2;
 
 /// Files larger than this are not indexed (generated or vendored code).
 pub const MAX_FILE_BYTES: u64 = 2 * 1024 * 1024;
@@ -150,8 +153,8 @@ pub struct Entry {
     /// SHA-256 of its bytes.
     pub hash: String,
     /// The entry file under `.zurdo/lumen/` (`files/<key>.json`), named by
-    /// path, language and content hash, so it is immutable and shared by
-    /// every generation that has the file unchanged.
+    /// path, language, content hash, format and adapters' version, so it is
+    /// immutable and shared by every generation that has the file unchanged.
     pub entry: String,
 }
 
@@ -198,9 +201,12 @@ fn safe_name(name: &str) -> bool {
         && !name.split('/').any(|part| part.is_empty() || part == "..")
 }
 
-/// `files/<key>.json` for a file's path, language and content hash.
+/// `files/<key>.json` for a file's path, language and content hash, and
+/// the [`FORMAT`] and [`ADAPTERS`] that write it: an entry an older format
+/// wrote is never taken for a current one (a publish keeps an entry file
+/// that already exists).
 fn entry_name(path: &str, language: &str, hash: &str) -> String {
-    let key = sha256_hex(format!("{path}\0{language}\0{hash}").as_bytes());
+    let key = sha256_hex(format!("{FORMAT}\0{ADAPTERS}\0{path}\0{language}\0{hash}").as_bytes());
     format!("files/{}.json", &key[..32])
 }
 
@@ -825,6 +831,36 @@ mod tests {
         let stats = loaded.refresh(dir.path());
         assert_eq!((stats.parsed, stats.reused), (1, 1));
         assert_eq!(loaded.files, index.files);
+    }
+
+    #[test]
+    fn a_generation_of_an_older_format_is_rebuilt_and_its_entries_not_reused() {
+        let dir = repo();
+        let lumen = dir.path().join(DIR);
+        std::fs::create_dir_all(lumen.join("files")).expect("mkdir");
+        // What format 1 wrote for src/b.rs: paths in full, under an entry
+        // name keyed by path, language and hash only.
+        let hash = sha256_hex(b"pub fn b() {}\n");
+        let key = sha256_hex(format!("src/b.rs\0rust\0{hash}").as_bytes());
+        let entry = format!("files/{}.json", &key[..32]);
+        let old = format!(
+            r#"{{"path":"src/b.rs","language":"rust","hash":"{hash}","symbols":[{{"path":["b","b"],"kind":"function","line":1}}],"references":[]}}"#
+        );
+        std::fs::write(lumen.join(&entry), old).expect("entry");
+        let manifest = format!(
+            r#"{{"format":1,"adapters":"{ADAPTERS}","generation":1,"files":{{"src/b.rs":{{"language":"rust","hash":"{hash}","entry":"{entry}"}}}}}}"#
+        );
+        std::fs::write(lumen.join("gen-00000001-1.json"), manifest).expect("manifest");
+        std::fs::write(lumen.join("CURRENT"), "gen-00000001-1.json").expect("current");
+        assert_eq!(Index::load(dir.path()), Index::default());
+        let (index, stats) = Index::open(dir.path());
+        assert_eq!((stats.parsed, stats.reused), (2, 0));
+        let (_, manifest) = Manifest::read(dir.path()).expect("manifest");
+        assert_eq!(manifest.format, FORMAT);
+        assert_ne!(manifest.files["src/b.rs"].entry, entry, "a new entry name");
+        let loaded = Index::load(dir.path());
+        assert_eq!(loaded.files, index.files, "every entry reads back");
+        assert_eq!(loaded.files["src/b.rs"].symbols[0].path, ["b", "b"]);
     }
 
     #[test]

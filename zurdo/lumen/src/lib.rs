@@ -6,7 +6,9 @@
 pub mod adapters;
 pub mod index;
 pub mod model;
+pub mod qualified;
 pub mod query;
 
 pub use index::{Index, Refresh};
 pub use model::{FileIndex, Kind, Reference, Symbol};
+pub use qualified::QualifiedPath;

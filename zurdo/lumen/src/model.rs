@@ -1,7 +1,11 @@
 //! What Lumen records per file: definitions (qualified with `::` in every
 //! language) and references (calls included), each with its line.
 
-use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize, Serializer};
+
+pub use crate::qualified::QualifiedPath;
 
 /// A kind of definition. Hints resolve the first eight; `Variant`, `Field`,
 /// `Macro` and `Alias` are recorded for `zurdo lumen query` only.
@@ -89,8 +93,9 @@ impl Kind {
 pub struct Symbol {
     /// The qualified name's segments, outermost first: the module path
     /// derived from the file's path, then enclosing modules, types and
-    /// functions, then the name (`["config", "Config", "load"]`).
-    pub path: Vec<String>,
+    /// functions, then the name (`["config", "Config", "load"]`). It shares
+    /// its prefix with the enclosing scopes' definitions.
+    pub path: QualifiedPath,
     /// Its kind.
     pub kind: Kind,
     /// 1-based line of the name.
@@ -118,13 +123,24 @@ pub struct Reference {
     /// 1-based line.
     pub line: u32,
     /// The qualified path of the innermost function or method the use is
-    /// in (empty at top level).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub caller: Vec<String>,
+    /// in (empty at top level): the same path as that function's
+    /// definition, shared, not copied.
+    #[serde(default, skip_serializing_if = "QualifiedPath::is_empty")]
+    pub caller: QualifiedPath,
 }
 
 /// Everything one file defines and uses.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+///
+/// As an index entry (JSON), each qualified path is stored once, in
+/// `scopes`: a list of `[parent, "segment"]` pairs, where `parent` is the
+/// 1-based position of the path it extends in that list (0: none). A
+/// definition's `path` and a reference's `caller` are positions in it (a
+/// caller of 0, the top level, is left out). Nested definitions and their
+/// callers share their enclosing scopes, so an entry grows linearly with
+/// nesting depth, not with its square. An entry whose positions do not
+/// point backwards into the list is rejected (and the file parsed again).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(try_from = "wire::File")]
 pub struct FileIndex {
     /// Repository-relative, `/`-separated.
     pub path: String,
@@ -139,6 +155,206 @@ pub struct FileIndex {
     /// Set when tree-sitter reported syntax errors (the rest is still indexed).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub syntax_errors: bool,
+}
+
+impl Serialize for FileIndex {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut scopes = wire::Scopes::default();
+        let symbols: Vec<wire::SymbolOut<'_>> = self
+            .symbols
+            .iter()
+            .map(|s| wire::SymbolOut {
+                path: scopes.id(&s.path),
+                kind: s.kind,
+                line: s.line,
+                target: &s.target,
+            })
+            .collect();
+        let references: Vec<wire::ReferenceOut<'_>> = self
+            .references
+            .iter()
+            .map(|r| wire::ReferenceOut {
+                path: &r.path,
+                member: r.member,
+                call: r.call,
+                line: r.line,
+                caller: scopes.id(&r.caller),
+            })
+            .collect();
+        wire::FileOut {
+            path: &self.path,
+            language: &self.language,
+            hash: &self.hash,
+            scopes: &scopes.list,
+            symbols,
+            references,
+            syntax_errors: self.syntax_errors,
+        }
+        .serialize(serializer)
+    }
+}
+
+/// An index entry as written and read: qualified paths as positions in a
+/// table of scopes (see [`FileIndex`]).
+mod wire {
+    use super::*;
+
+    /// Numbers the distinct paths an entry uses, parents first.
+    #[derive(Default)]
+    pub(super) struct Scopes<'a> {
+        /// Each path's position by the address of its last link.
+        ids: HashMap<*const String, u32>,
+        /// `[parent, segment]`, in order.
+        pub(super) list: Vec<(u32, &'a str)>,
+    }
+
+    impl<'a> Scopes<'a> {
+        /// The position of `path` (0 for the empty path), adding it and
+        /// the prefixes not numbered yet.
+        pub(super) fn id(&mut self, path: &'a QualifiedPath) -> u32 {
+            // Walk up to the first numbered prefix, then number the rest
+            // outermost first; every link is visited once per entry.
+            let mut pending: Vec<&'a String> = Vec::new();
+            let mut parent = 0;
+            for segment in path.rev() {
+                if let Some(&id) = self.ids.get(&std::ptr::from_ref(segment)) {
+                    parent = id;
+                    break;
+                }
+                pending.push(segment);
+            }
+            for segment in pending.into_iter().rev() {
+                self.list.push((parent, segment.as_str()));
+                parent = u32::try_from(self.list.len()).unwrap_or(u32::MAX);
+                self.ids.insert(std::ptr::from_ref(segment), parent);
+            }
+            parent
+        }
+    }
+
+    #[derive(Serialize)]
+    pub(super) struct FileOut<'a> {
+        pub(super) path: &'a str,
+        pub(super) language: &'a str,
+        pub(super) hash: &'a str,
+        pub(super) scopes: &'a [(u32, &'a str)],
+        pub(super) symbols: Vec<SymbolOut<'a>>,
+        pub(super) references: Vec<ReferenceOut<'a>>,
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        pub(super) syntax_errors: bool,
+    }
+
+    #[derive(Serialize)]
+    pub(super) struct SymbolOut<'a> {
+        pub(super) path: u32,
+        pub(super) kind: Kind,
+        pub(super) line: u32,
+        #[serde(skip_serializing_if = "<[String]>::is_empty")]
+        pub(super) target: &'a [String],
+    }
+
+    #[derive(Serialize)]
+    pub(super) struct ReferenceOut<'a> {
+        pub(super) path: &'a [String],
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        pub(super) member: bool,
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        pub(super) call: bool,
+        pub(super) line: u32,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub(super) caller: u32,
+    }
+
+    fn is_zero(n: &u32) -> bool {
+        *n == 0
+    }
+
+    #[derive(Deserialize)]
+    pub(super) struct File {
+        path: String,
+        language: String,
+        hash: String,
+        scopes: Vec<(u32, String)>,
+        symbols: Vec<SymbolIn>,
+        references: Vec<ReferenceIn>,
+        #[serde(default)]
+        syntax_errors: bool,
+    }
+
+    #[derive(Deserialize)]
+    struct SymbolIn {
+        path: u32,
+        kind: Kind,
+        line: u32,
+        #[serde(default)]
+        target: Vec<String>,
+    }
+
+    #[derive(Deserialize)]
+    struct ReferenceIn {
+        path: Vec<String>,
+        #[serde(default)]
+        member: bool,
+        #[serde(default)]
+        call: bool,
+        line: u32,
+        #[serde(default)]
+        caller: u32,
+    }
+
+    impl TryFrom<File> for FileIndex {
+        type Error = String;
+
+        fn try_from(file: File) -> Result<FileIndex, String> {
+            let mut paths = Vec::with_capacity(file.scopes.len() + 1);
+            paths.push(QualifiedPath::new());
+            for (parent, segment) in file.scopes {
+                let path = resolve(&paths, parent)?.child(segment);
+                paths.push(path);
+            }
+            let symbols = file
+                .symbols
+                .into_iter()
+                .map(|s| {
+                    Ok(Symbol {
+                        path: resolve(&paths, s.path)?.clone(),
+                        kind: s.kind,
+                        line: s.line,
+                        target: s.target,
+                    })
+                })
+                .collect::<Result<Vec<Symbol>, String>>()?;
+            let references = file
+                .references
+                .into_iter()
+                .map(|r| {
+                    Ok(Reference {
+                        path: r.path,
+                        member: r.member,
+                        call: r.call,
+                        line: r.line,
+                        caller: resolve(&paths, r.caller)?.clone(),
+                    })
+                })
+                .collect::<Result<Vec<Reference>, String>>()?;
+            Ok(FileIndex {
+                path: file.path,
+                language: file.language,
+                hash: file.hash,
+                symbols,
+                references,
+                syntax_errors: file.syntax_errors,
+            })
+        }
+    }
+
+    /// The path at position `id` among those read so far.
+    fn resolve(paths: &[QualifiedPath], id: u32) -> Result<&QualifiedPath, String> {
+        usize::try_from(id)
+            .ok()
+            .and_then(|i| paths.get(i))
+            .ok_or_else(|| format!("scope {id} is not among the {} before it", paths.len()))
+    }
 }
 
 impl FileIndex {
@@ -156,5 +372,65 @@ impl FileIndex {
             .iter()
             .filter(|r| r.path.join("::") == path)
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::adapters::{index_file, Language};
+
+    #[test]
+    fn an_entry_stores_each_scope_once_and_reads_back_the_same() {
+        let src = "function outer() { a(); function mid() { b(); function inner() { c(); } } }\nfunction other() {}\n";
+        let file = index_file(Language::JavaScript, "src/deep.js", src.as_bytes());
+        let json = serde_json::to_string(&file).unwrap_or_default();
+        for segment in ["\"deep\"", "\"outer\"", "\"mid\"", "\"inner\"", "\"other\""] {
+            assert_eq!(json.matches(segment).count(), 1, "{segment} in {json}");
+        }
+        let back: Result<FileIndex, _> = serde_json::from_str(&json);
+        assert_eq!(back.ok().as_ref(), Some(&file));
+        let c = file.references.iter().find(|r| r.path == ["c"]);
+        assert_eq!(
+            c.map(|r| r.caller.join("::")).as_deref(),
+            Some("deep::outer::mid::inner")
+        );
+    }
+
+    #[test]
+    fn an_entry_whose_scopes_do_not_point_back_is_rejected() {
+        let entry = |scopes: &str, symbol: u32, caller: u32| {
+            format!(
+                r#"{{"path":"a.js","language":"javascript","hash":"h","scopes":{scopes},"symbols":[{{"path":{symbol},"kind":"function","line":1}}],"references":[{{"path":["g"],"call":true,"line":1,"caller":{caller}}}]}}"#
+            )
+        };
+        let read = |json: String| serde_json::from_str::<FileIndex>(&json).ok();
+        let good = read(entry(r#"[[0,"a"],[1,"f"]]"#, 2, 2));
+        assert_eq!(
+            good.map(|f| (
+                f.symbols[0].path.join("::"),
+                f.references[0].caller.join("::")
+            )),
+            Some(("a::f".into(), "a::f".into()))
+        );
+        assert!(
+            read(entry(r#"[[0,"a"],[2,"f"]]"#, 2, 2)).is_none(),
+            "a parent after it"
+        );
+        assert!(
+            read(entry(r#"[[1,"a"]]"#, 1, 0)).is_none(),
+            "its own parent"
+        );
+        assert!(
+            read(entry(r#"[[0,"a"]]"#, 2, 0)).is_none(),
+            "a path past the table"
+        );
+        assert!(
+            read(entry(r#"[[0,"a"]]"#, 1, 7)).is_none(),
+            "a caller past the table"
+        );
+        // The format before scopes (paths written out) is not misread.
+        let old = r#"{"path":"a.js","language":"javascript","hash":"h","symbols":[{"path":["a","f"],"kind":"function","line":1}],"references":[]}"#;
+        assert!(serde_json::from_str::<FileIndex>(old).is_err());
     }
 }

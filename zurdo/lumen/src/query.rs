@@ -18,10 +18,10 @@
 //! * **Other sites only.** A definition's own line, and a function's uses
 //!   of itself (recursion), do not count as references or callers.
 
-use std::collections::BTreeSet;
+use std::collections::HashSet;
 
 use crate::index::Index;
-use crate::model::{FileIndex, Kind, Reference, Symbol};
+use crate::model::{FileIndex, Kind, QualifiedPath, Reference, Symbol};
 
 /// A definition found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,13 +60,14 @@ fn alias_target(target: &[String]) -> Vec<String> {
         .collect()
 }
 
-/// True when `path` ends with `name` at segment boundaries.
-pub fn ends_with(path: &[String], name: &[String]) -> bool {
+/// True when `path` ends with `name` at segment boundaries (`Self` in
+/// `name` matches any segment). Reads only the last `name.len()` segments.
+pub fn ends_with(path: &QualifiedPath, name: &[String]) -> bool {
     !name.is_empty()
         && name.len() <= path.len()
-        && path[path.len() - name.len()..]
-            .iter()
-            .zip(name)
+        && path
+            .rev()
+            .zip(name.iter().rev())
             .all(|(p, n)| p == n || n == "Self")
 }
 
@@ -132,11 +133,12 @@ impl Index {
     /// The distinct functions and methods that call any of `targets`, with
     /// one call site each.
     pub fn callers(&self, targets: &[Definition<'_>]) -> Vec<Use<'_>> {
-        let mut seen = BTreeSet::new();
+        // Hashing a caller reads the digest it keeps, however deep it is.
+        let mut seen: HashSet<(&str, &QualifiedPath)> = HashSet::new();
         self.references(targets)
             .into_iter()
             .filter(|u| u.reference.call && !u.reference.caller.is_empty())
-            .filter(|u| seen.insert((u.file.path.as_str(), u.reference.caller.clone())))
+            .filter(|u| seen.insert((u.file.path.as_str(), &u.reference.caller)))
             .collect()
     }
 
@@ -150,7 +152,7 @@ impl Index {
         // factory) is a use like any other.
         if std::ptr::eq(file, target.file)
             && (r.line == target.symbol.line
-                || (target.symbol.kind.callable() && r.caller.starts_with(path)))
+                || (target.symbol.kind.callable() && r.caller.starts_with_path(path)))
         {
             return false;
         }
@@ -165,7 +167,7 @@ impl Index {
         }
         if r.member {
             let qualifier = r.path.len().checked_sub(2).map(|i| &r.path[i]);
-            let parent = path.len().checked_sub(2).map(|i| &path[i]);
+            let parent = path.rev().nth(1);
             return match qualifier {
                 Some(q) if parent == Some(q) => true,
                 _ => matches!(target.symbol.kind, Kind::Method | Kind::Field),
@@ -198,7 +200,7 @@ mod tests {
 
     fn symbol(path: &str, kind: Kind, line: u32) -> Symbol {
         Symbol {
-            path: seg(path),
+            path: seg(path).into(),
             kind,
             line,
             target: Vec::new(),
@@ -215,7 +217,8 @@ mod tests {
                 Vec::new()
             } else {
                 seg(caller)
-            },
+            }
+            .into(),
         }
     }
 
@@ -294,5 +297,30 @@ mod tests {
         assert_eq!(uses[0].file.path, "src/config.rs");
         let fact = i.hint_definitions(&seg("fact"));
         assert!(i.references(&fact).is_empty(), "only recursion");
+    }
+
+    #[test]
+    fn callers_in_a_deeply_nested_file_take_linear_time() {
+        // 10,000 nested functions, each calling `g`: 10,000 distinct
+        // callers, the deepest 10,001 segments long.
+        let depth = 10_000;
+        let mut src = String::new();
+        src.extend((0..depth).map(|i| format!("function f{i}(){{g();")));
+        src.push_str(&"}".repeat(depth));
+        src.push_str("\nfunction g() {}\n");
+        let file = crate::adapters::index_file(
+            crate::adapters::Language::JavaScript,
+            "src/deep.js",
+            src.as_bytes(),
+        );
+        let mut index = Index::default();
+        index.files.insert(file.path.clone(), file);
+        let started = std::time::Instant::now();
+        let g = index.hint_definitions(&seg("deep::g"));
+        let callers = index.callers(&g);
+        assert_eq!(callers.len(), depth);
+        assert_eq!(callers[depth - 1].reference.caller.len(), depth + 1);
+        let elapsed = started.elapsed();
+        assert!(elapsed < std::time::Duration::from_secs(20), "{elapsed:?}");
     }
 }

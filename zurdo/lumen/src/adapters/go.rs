@@ -67,8 +67,8 @@ use std::collections::HashSet;
 
 use tree_sitter::{Node, Tree};
 
-use super::Extracted;
-use crate::model::Kind;
+use super::{Extracted, ScopedNames};
+use crate::model::{Kind, QualifiedPath};
 
 /// Go's predeclared type names: uses of these are not references.
 const PREDECLARED: &[&str] = &[
@@ -104,17 +104,19 @@ const PREDECLARED_VALUES: &[&str] = &[
     "recover",
 ];
 
-/// The scope a node is read in.
-#[derive(Debug, Clone)]
+/// The scope a node is read in. Paths and type parameters are shared with
+/// the enclosing contexts, so a context (one per function literal) costs
+/// the same at any depth.
+#[derive(Clone)]
 struct Ctx {
     /// What definitions here are qualified with.
-    scope: Vec<String>,
+    scope: QualifiedPath,
     /// The innermost enclosing function or method (empty at package level).
-    caller: Vec<String>,
+    caller: QualifiedPath,
     /// Inside a function body (or function literal): `var` is not a constant.
     local: bool,
     /// Type parameter names in scope: uses of these are not references.
-    type_params: Vec<String>,
+    type_params: ScopedNames,
     /// The locals of the enclosing top-level function (an index into
     /// `Walker::locals`); `None` at package level.
     locals: Option<usize>,
@@ -129,6 +131,10 @@ struct Walker<'s> {
     ctxs: Vec<Ctx>,
     /// One set of local names per top-level function or method.
     locals: Vec<HashSet<String>>,
+    /// The `keyed_element`s whose key is a value, marked by their composite
+    /// literal (asking each element for its parents would cost the depth
+    /// of the tree per element).
+    value_keys: HashSet<usize>,
     out: Extracted,
 }
 
@@ -140,20 +146,21 @@ pub fn extract(tree: &Tree, source: &[u8], module: &[String]) -> Extracted {
     let root = tree.root_node();
     let package = package_name(root, source);
     let scope = match package {
-        Some(name) => vec![name],
-        None => module.to_vec(),
+        Some(name) => QualifiedPath::new().child(name),
+        None => QualifiedPath::from(module),
     };
     let mut walker = Walker {
         source,
         ctxs: vec![Ctx {
             scope,
-            caller: Vec::new(),
+            caller: QualifiedPath::new(),
             local: false,
-            type_params: Vec::new(),
+            type_params: ScopedNames::default(),
             locals: None,
         }],
         locals: Vec::new(),
-        out: Extracted::default(),
+        value_keys: HashSet::new(),
+        out: Extracted::for_source(source),
     };
     let mut stack: Vec<Item> = vec![(root, 0)];
     while let Some((node, ctx)) = stack.pop() {
@@ -184,11 +191,9 @@ fn text(node: Node, source: &[u8]) -> String {
         .unwrap_or_default()
 }
 
-/// `scope` with `name` appended.
-fn join(scope: &[String], name: &str) -> Vec<String> {
-    let mut path = scope.to_vec();
-    path.push(name.to_string());
-    path
+/// `scope` with `name` appended (sharing `scope`).
+fn join(scope: &QualifiedPath, name: &str) -> QualifiedPath {
+    scope.child(name)
 }
 
 /// Pushes `node`'s children (except those in `skip`) so that they pop in
@@ -256,16 +261,11 @@ fn bound_identifiers(node: Node) -> Vec<Node> {
     }
 }
 
-/// True when the `keyed_element`'s key is a value: in a map, slice or
-/// array literal (a struct literal's keys are field names; an element of a
-/// nested literal has an unknown type and is taken as a struct).
-fn key_is_value(keyed: Node) -> bool {
-    let literal = keyed
-        .parent()
-        .filter(|p| p.kind() == "literal_value")
-        .and_then(|p| p.parent())
-        .filter(|c| c.kind() == "composite_literal");
-    let ty = literal.and_then(|l| l.child_by_field_name("type"));
+/// True when the keys of a composite literal of type `ty` are values: in
+/// a map, slice or array literal (a struct literal's keys are field names;
+/// an element of a nested literal has an unknown type and is taken as a
+/// struct).
+fn keys_are_values(ty: Option<Node>) -> bool {
     matches!(
         ty.map(|t| t.kind()),
         Some("map_type" | "slice_type" | "array_type" | "implicit_length_array_type")
@@ -342,7 +342,7 @@ impl<'s> Walker<'s> {
         !name.is_empty()
             && !PREDECLARED.contains(&name)
             && !PREDECLARED_VALUES.contains(&name)
-            && !c.type_params.iter().any(|t| t == name)
+            && !c.type_params.contains(name)
             && !c
                 .locals
                 .and_then(|i| self.locals.get(i))
@@ -377,7 +377,7 @@ impl<'s> Walker<'s> {
         push_children(stack, node, ctx, &[]);
     }
 
-    fn define(&mut self, path: Vec<String>, kind: Kind, at: Node, target: Vec<String>) {
+    fn define(&mut self, path: QualifiedPath, kind: Kind, at: Node, target: Vec<String>) {
         self.out.define(path, kind, at, target);
     }
 
@@ -425,7 +425,8 @@ impl<'s> Walker<'s> {
                 if let Some(name) = name {
                     let name_text = self.text(name);
                     if !name_text.is_empty() {
-                        self.define(vec![name_text], Kind::Module, name, Vec::new());
+                        let path = QualifiedPath::new().child(name_text);
+                        self.define(path, Kind::Module, name, Vec::new());
                     }
                 }
             }
@@ -482,7 +483,21 @@ impl<'s> Walker<'s> {
                 push_except_fields(stack, node, ctx, &["left"])
             }
             "type_switch_statement" => push_except_fields(stack, node, ctx, &["alias"]),
-            "keyed_element" if !key_is_value(node) => {
+            "composite_literal" => {
+                let body = node.child_by_field_name("body");
+                if let Some(body) =
+                    body.filter(|_| keys_are_values(node.child_by_field_name("type")))
+                {
+                    let mut cursor = body.walk();
+                    let keyed = body
+                        .named_children(&mut cursor)
+                        .filter(|c| c.kind() == "keyed_element")
+                        .map(|c| c.id());
+                    self.value_keys.extend(keyed);
+                }
+                push_children(stack, node, ctx, &[]);
+            }
+            "keyed_element" if !self.value_keys.remove(&node.id()) => {
                 // A struct literal's field key is not a value; a key that is
                 // an expression (`{f(): 1}`) is walked.
                 let key = node.child_by_field_name("key");
@@ -527,7 +542,7 @@ impl<'s> Walker<'s> {
             c.scope = path.clone();
             c.caller = path;
             c.local = true;
-            c.type_params.extend(params);
+            c.type_params = c.type_params.with(params);
             c.locals = Some(locals);
         });
         push_children(stack, node, inner, &[name]);
@@ -546,16 +561,16 @@ impl<'s> Walker<'s> {
         };
         let mut path = self.ctxs[ctx].scope.clone();
         if let Some(t) = receiver_type {
-            path.push(t);
+            path = path.child(t);
         }
-        path.push(self.text(name));
+        path = path.child(self.text(name));
         self.define(path.clone(), Kind::Method, name, Vec::new());
         let locals = self.locals_for(node, ctx);
         let inner = self.child_ctx(ctx, |c| {
             c.scope = path.clone();
             c.caller = path;
             c.local = true;
-            c.type_params.extend(params);
+            c.type_params = c.type_params.with(params);
             c.locals = Some(locals);
         });
         let mut skip = vec![name];
@@ -629,13 +644,13 @@ impl<'s> Walker<'s> {
         let inner = if params.is_empty() {
             ctx
         } else {
-            self.child_ctx(ctx, |c| c.type_params.extend(params))
+            self.child_ctx(ctx, |c| c.type_params = c.type_params.with(params))
         };
         push_children(stack, node, inner, &[name]);
     }
 
     /// The named fields of a struct type, as `Type::field`.
-    fn struct_fields(&mut self, ty: Node, path: &[String]) {
+    fn struct_fields(&mut self, ty: Node, path: &QualifiedPath) {
         let mut cursor = ty.walk();
         let Some(list) = ty
             .named_children(&mut cursor)
@@ -659,7 +674,7 @@ impl<'s> Walker<'s> {
     }
 
     /// The methods an interface type lists, as `Iface::M`.
-    fn interface_methods(&mut self, ty: Node, path: &[String]) {
+    fn interface_methods(&mut self, ty: Node, path: &QualifiedPath) {
         let mut cursor = ty.walk();
         for elem in ty.named_children(&mut cursor) {
             if elem.kind() != "method_elem" {
@@ -687,7 +702,7 @@ impl<'s> Walker<'s> {
         let inner = if params.is_empty() {
             ctx
         } else {
-            self.child_ctx(ctx, |c| c.type_params.extend(params))
+            self.child_ctx(ctx, |c| c.type_params = c.type_params.with(params))
         };
         push_children(stack, node, inner, &[name]);
     }
@@ -1190,5 +1205,60 @@ func Gen[T any](v T) T { var zero T; _ = zero; return v }
         let r: Vec<_> = f.references.iter().filter(|r| r.path == ["R"]).collect();
         assert!(r.len() == 1 && r[0].caller == ["deep", "G"] && !r[0].call);
         assert!(!f.references.iter().any(|r| r.path == ["x"]));
+    }
+
+    #[test]
+    fn deep_nesting_keeps_the_entry_linear() {
+        // A generic function with 1,000 type parameters around N nested
+        // function literals, each calling `g`, reading a local of a type
+        // parameter's type and declaring a struct with a field of type
+        // `U`. Go names no nested function, so paths stay short: what grew
+        // here was memory (every literal copied the type parameters).
+        let source = |depth: usize| {
+            let params: Vec<String> = (0..1_000).map(|i| format!("T{i}")).collect();
+            format!(
+                "package deep\n\nfunc F[{} any]() {{ {}{} }}\n",
+                params.join(", "),
+                "func() { g(); var x T7; _ = x; type S struct{ f U }; ".repeat(depth),
+                "}()".repeat(depth)
+            )
+        };
+        let check = |f: &FileIndex, depth: usize| {
+            assert!(!f.syntax_errors);
+            assert_eq!(f.symbols.len(), 2 + 2 * depth);
+            assert_eq!(f.kind_of("deep::F::S::f"), Some(Kind::Field));
+            let calls: Vec<_> = f.references.iter().filter(|r| r.path == ["g"]).collect();
+            assert_eq!(calls.len(), depth);
+            assert!(calls.iter().all(|r| r.caller == ["deep", "F"]));
+            let uses = f.references.iter().filter(|r| r.path == ["U"]).count();
+            assert_eq!(uses, depth);
+            assert!(!f
+                .references
+                .iter()
+                .any(|r| r.path == ["T7"] || r.path == ["x"]));
+        };
+        crate::adapters::assert_deep_linear(Language::Go, "deep/deep.go", source, check);
+    }
+
+    #[test]
+    fn deeply_nested_composite_literals_take_linear_time() {
+        // A map literal's keys are values, a struct literal's are field
+        // names: told for each element without asking for its parents
+        // (which costs the depth of the tree per element).
+        let source = |depth: usize| {
+            format!(
+                "package deep\n\nvar M = {}1{}\nvar S = {}nil{}\n",
+                "map[string]any{K: ".repeat(depth),
+                "}".repeat(depth),
+                "&T{Next: ".repeat(depth),
+                "}".repeat(depth)
+            )
+        };
+        let check = |f: &FileIndex, depth: usize| {
+            assert!(!f.syntax_errors);
+            let count = |name: &str| f.references.iter().filter(|r| r.path == [name]).count();
+            assert_eq!((count("K"), count("T"), count("Next")), (depth, depth, 0));
+        };
+        crate::adapters::assert_deep_linear(Language::Go, "deep/deep.go", source, check);
     }
 }

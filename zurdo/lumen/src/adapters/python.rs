@@ -20,7 +20,9 @@
 //!   `b`, target `["a", "b"]` (so `__init__` re-exports are recorded). A
 //!   relative module keeps its dots as the first segment (`from ..x import
 //!   y` → `["..", "x", "y"]`). Plain `import a.b`, star imports and
-//!   `__future__` imports record nothing.
+//!   `__future__` imports record nothing. A file's targets hold at most one
+//!   segment per byte of it, plus 4,096 (`from a0.….aN import (x0, …, xN)`
+//!   would hold N²): past that, an alias is recorded without its target.
 //! * A `type X = …` statement → [`Kind::Type`].
 //!
 //! References (each with the innermost enclosing function or method as its
@@ -66,10 +68,10 @@
 //! The walk uses an explicit stack, so nesting depth is bounded only by
 //! memory.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use super::{line, Extracted};
-use crate::model::{Kind, Reference, Symbol};
+use crate::model::{Kind, QualifiedPath, Reference, Symbol};
 use tree_sitter::{Node, Tree};
 
 /// Extracts definitions and references from a parsed Python file; `module`
@@ -77,15 +79,16 @@ use tree_sitter::{Node, Tree};
 pub fn extract(tree: &Tree, source: &[u8], module: &[String]) -> Extracted {
     let mut walker = Walker {
         source,
-        module,
+        module: QualifiedPath::from(module),
         frames: Vec::new(),
+        function_locals: HashMap::new(),
         module_locals: HashSet::new(),
-        out: Extracted::default(),
+        out: Extracted::for_source(source),
     };
     walker.module_locals = walker.bindings(tree.root_node(), false);
     if !module.is_empty() {
         walker.out.symbols.push(Symbol {
-            path: module.to_vec(),
+            path: walker.module.clone(),
             kind: Kind::Module,
             line: 1,
             target: Vec::new(),
@@ -107,8 +110,13 @@ enum Scope {
 /// One enclosing scope.
 #[derive(Debug)]
 struct Frame {
-    /// The segment it adds to qualified names.
-    name: Option<String>,
+    /// What definitions inside are qualified with: the enclosing scope's
+    /// path and this scope's name, if it has one (shared, not copied).
+    path: QualifiedPath,
+    /// The innermost function at or around this scope (empty outside).
+    caller: QualifiedPath,
+    /// This scope is a function or is inside one.
+    in_function: bool,
     scope: Scope,
     /// The names it binds (see [`Walker::bindings`]): a function's locals, a
     /// class body's attributes.
@@ -164,8 +172,12 @@ enum Work<'t> {
 
 struct Walker<'s> {
     source: &'s [u8],
-    module: &'s [String],
+    module: QualifiedPath,
     frames: Vec<Frame>,
+    /// How many enclosing function frames bind each name: a use is a local
+    /// when its count is positive (kept as frames are entered and left,
+    /// so a lookup does not walk the frames).
+    function_locals: HashMap<String, usize>,
     /// Outside every function: the names bound by lambda parameters,
     /// comprehension, `for`, `with`, `except` and `case` targets (module
     /// assignments are module variables, so not in it).
@@ -180,9 +192,7 @@ impl<'s> Walker<'s> {
             match work {
                 Work::Visit(node, mode) => self.visit(node, mode, &mut stack),
                 Work::Emit(reference) => self.out.references.push(reference),
-                Work::Leave => {
-                    self.frames.pop();
-                }
+                Work::Leave => self.leave(),
             }
         }
     }
@@ -201,11 +211,7 @@ impl<'s> Walker<'s> {
                     self.define(name.clone(), kind, at, Vec::new());
                 }
                 let locals = self.bindings(node, true);
-                self.frames.push(Frame {
-                    name,
-                    scope,
-                    locals,
-                });
+                self.enter(name, scope, locals);
                 stack.push(Work::Leave);
                 let skip: Vec<Node<'t>> = name_node.into_iter().collect();
                 push_children(stack, node, Mode::Value, &skip);
@@ -294,7 +300,18 @@ impl<'s> Walker<'s> {
     /// is not recorded.
     fn attribute<'t>(&mut self, node: Node<'t>, mode: Mode, stack: &mut Vec<Work<'t>>) {
         let Some(chain) = self.chain(node) else {
-            if let Some(object) = node.child_by_field_name("object") {
+            // Below an attribute that has its name, the object is not a
+            // chain of names either and would only walk its own object: go
+            // straight down (one pass, however long `f().a.b.c…` is).
+            let mut current = node;
+            let mut object = node.child_by_field_name("object");
+            while let Some(o) = object.filter(|o| {
+                o.kind() == "attribute" && current.child_by_field_name("attribute").is_some()
+            }) {
+                current = o;
+                object = o.child_by_field_name("object");
+            }
+            if let Some(object) = object {
                 let inner = if mode == Mode::Names {
                     Mode::Names
                 } else {
@@ -332,15 +349,54 @@ impl<'s> Walker<'s> {
         {
             return false;
         }
-        let mut functions = self
-            .frames
-            .iter()
-            .filter(|f| f.scope == Scope::Function)
-            .peekable();
-        if functions.peek().is_none() {
+        if !self.frames.last().is_some_and(|f| f.in_function) {
             return !self.module_locals.contains(name);
         }
-        !functions.any(|f| f.locals.contains(name))
+        !self.function_locals.contains_key(name)
+    }
+
+    /// Enters a class or function scope named `name` (a nameless one adds
+    /// no segment) that binds `locals`.
+    fn enter(&mut self, name: Option<String>, scope: Scope, locals: HashSet<String>) {
+        let path = match name {
+            Some(name) => self.scope_path().child(name),
+            None => self.scope_path(),
+        };
+        let caller = match scope {
+            Scope::Function => path.clone(),
+            Scope::Class => self.caller(),
+        };
+        if scope == Scope::Function {
+            for name in &locals {
+                *self.function_locals.entry(name.clone()).or_insert(0) += 1;
+            }
+        }
+        let in_function =
+            scope == Scope::Function || self.frames.last().is_some_and(|f| f.in_function);
+        self.frames.push(Frame {
+            path,
+            caller,
+            in_function,
+            scope,
+            locals,
+        });
+    }
+
+    /// Leaves the innermost scope.
+    fn leave(&mut self) {
+        let Some(frame) = self.frames.pop() else {
+            return;
+        };
+        if frame.scope == Scope::Function {
+            for name in frame.locals {
+                if let Some(count) = self.function_locals.get_mut(&name) {
+                    *count -= 1;
+                    if *count == 0 {
+                        self.function_locals.remove(&name);
+                    }
+                }
+            }
+        }
     }
 
     /// The names a scope binds, one set per scope (no block scoping). For a
@@ -492,11 +548,12 @@ impl<'s> Walker<'s> {
             match item.kind() {
                 "aliased_import" => self.aliased(&prefix, item),
                 "dotted_name" => {
-                    let mut target = prefix.clone();
-                    target.extend(self.dotted(item));
-                    if let Some(name) = target.last().cloned() {
-                        self.define(name, Kind::Alias, item, target);
-                    }
+                    let names = self.dotted(item);
+                    let Some(name) = names.last().or(prefix.last()).cloned() else {
+                        continue;
+                    };
+                    let target = self.target(&prefix, names);
+                    self.define(name, Kind::Alias, item, target);
                 }
                 _ => {}
             }
@@ -511,10 +568,21 @@ impl<'s> Walker<'s> {
         ) else {
             return;
         };
-        let mut target = prefix.to_vec();
-        target.extend(self.dotted(name));
+        let names = self.dotted(name);
+        let target = self.target(prefix, names);
         let alias_name = self.text(alias);
         self.define(alias_name, Kind::Alias, alias, target);
+    }
+
+    /// `prefix` and `names`, as an alias target, when the file's budget
+    /// allows (see [`Extracted::for_source`]); else empty.
+    fn target(&mut self, prefix: &[String], names: Vec<String>) -> Vec<String> {
+        if !self.out.take_target(prefix.len() + names.len()) {
+            return Vec::new();
+        }
+        let mut target = prefix.to_vec();
+        target.extend(names);
+        target
     }
 
     /// The name node of `type X[T] = …`'s left side.
@@ -561,22 +629,24 @@ impl<'s> Walker<'s> {
     }
 
     /// The path of the innermost enclosing function (empty at top level).
-    fn caller(&self) -> Vec<String> {
-        let Some(last) = self.frames.iter().rposition(|f| f.scope == Scope::Function) else {
-            return Vec::new();
-        };
-        let mut path = self.module.to_vec();
-        path.extend(self.frames[..=last].iter().filter_map(|f| f.name.clone()));
-        path
+    fn caller(&self) -> QualifiedPath {
+        self.frames
+            .last()
+            .map_or_else(QualifiedPath::new, |f| f.caller.clone())
+    }
+
+    /// The path definitions here are qualified with.
+    fn scope_path(&self) -> QualifiedPath {
+        self.frames
+            .last()
+            .map_or_else(|| self.module.clone(), |f| f.path.clone())
     }
 
     fn define(&mut self, name: String, kind: Kind, at: Node<'_>, target: Vec<String>) {
         if name.is_empty() {
             return;
         }
-        let mut path = self.module.to_vec();
-        path.extend(self.frames.iter().filter_map(|f| f.name.clone()));
-        path.push(name);
+        let path = self.scope_path().child(name);
         self.out.define(path, kind, at, target);
     }
 
@@ -1092,5 +1162,59 @@ class Settings(Base):
             .references_to("g")
             .iter()
             .all(|r| r.caller == ["deep", "f"]));
+    }
+
+    #[test]
+    fn deep_nesting_keeps_the_entry_linear() {
+        // `def f0():` / ` g()` / ` def f1():` …, one more space per level. A
+        // Python file N levels deep holds N²/2 bytes of indentation, and
+        // tree-sitter-python parses about 500 levels (deeper, it reports
+        // errors), so the depths are 250 and 500 and the bound is one entry
+        // byte per input byte: full paths took about 7.
+        let source = |depth: usize| -> String {
+            (0..depth)
+                .map(|i| format!("{:i$}def f{i}():\n{:j$}g()\n", "", "", j = i + 1))
+                .collect()
+        };
+        let check = |f: &FileIndex, depth: usize| {
+            assert!(!f.syntax_errors);
+            assert_eq!(f.symbols.len(), depth + 1, "the module and every def");
+            let calls: Vec<_> = f.references.iter().filter(|r| r.path == ["g"]).collect();
+            assert_eq!(calls.len(), depth);
+            for (i, (symbol, call)) in f.symbols[1..].iter().zip(&calls).enumerate() {
+                assert_eq!(symbol.path.len(), i + 2);
+                assert_eq!(symbol.path.last(), Some(&format!("f{i}")));
+                assert_eq!(call.caller, symbol.path);
+            }
+        };
+        crate::adapters::assert_linear(Language::Python, "deep.py", 1, &[250, 500], source, check);
+    }
+
+    #[test]
+    fn a_long_import_list_keeps_the_entry_linear() {
+        // `from a0.a1.….aN import (x0, …, xN)`: written out, the targets
+        // hold N² segments; the file's budget stops them at one per byte.
+        let source = |n: usize| {
+            let module: Vec<String> = (0..n).map(|i| format!("a{i}")).collect();
+            let names: Vec<String> = (0..n).map(|i| format!("x{i}")).collect();
+            format!("from {} import ({})\n", module.join("."), names.join(", "))
+        };
+        let check = |f: &FileIndex, n: usize| {
+            let aliases: Vec<_> = f.symbols.iter().filter(|s| s.kind == Kind::Alias).collect();
+            assert_eq!(aliases.len(), n, "every name is still an alias");
+            assert_eq!(
+                aliases[0].target.len(),
+                n + 1,
+                "the first ones keep their target"
+            );
+            assert_eq!(aliases[0].target.last().map(String::as_str), Some("x0"));
+            let kept: usize = aliases.iter().map(|a| a.target.len()).sum();
+            assert!(kept <= source(n).len() + super::super::TARGET_SEGMENTS_FREE);
+            assert!(
+                aliases[n - 1].target.is_empty(),
+                "past the budget: no target"
+            );
+        };
+        crate::adapters::assert_deep_linear(Language::Python, "m.py", source, check);
     }
 }

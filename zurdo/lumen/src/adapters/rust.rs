@@ -25,7 +25,9 @@
 //!   `Alias` `C`, target `["a", "b", "C"]`; group forms and nested groups
 //!   likewise (`pub use a::{b, c as d, self}`). Targets are as written
 //!   (`crate`/`self`/`super` kept). Globs and private plain `use`s record
-//!   nothing.
+//!   nothing. A file's targets hold at most one segment per byte of it,
+//!   plus 4,096 (`pub use a0::…::aN::{X0, …, XN}` would hold N²): past that,
+//!   an alias is recorded without its target.
 //!
 //! References (each with the innermost enclosing function or method as its
 //! caller):
@@ -68,10 +70,11 @@
 //! The walk uses an explicit stack, so nesting depth is bounded only by
 //! memory.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 
 use super::{line, Extracted};
-use crate::model::{Kind, Reference};
+use crate::model::{Kind, QualifiedPath, Reference};
 use tree_sitter::{Node, Tree};
 
 /// Extracts definitions and references from a parsed Rust file; `module` is
@@ -79,9 +82,10 @@ use tree_sitter::{Node, Tree};
 pub fn extract(tree: &Tree, source: &[u8], module: &[String]) -> Extracted {
     let mut walker = Walker {
         source,
-        module,
+        module: QualifiedPath::from(module),
         frames: Vec::new(),
-        out: Extracted::default(),
+        generics: HashMap::new(),
+        out: Extracted::for_source(source),
     };
     walker.run(tree.root_node());
     walker.out
@@ -115,6 +119,22 @@ struct Frame {
     /// For a function: the names its parameters and body bind (see
     /// [`Walker::locals`]); never recorded as uses.
     locals: HashSet<String>,
+}
+
+/// A frame as entered, with what it inherits from the frames around it
+/// (shared or indexed, so that entering a frame costs the same at any
+/// depth and no lookup walks the frames).
+struct Entered {
+    frame: Frame,
+    /// What definitions inside are qualified with: the enclosing path and
+    /// this frame's name, if any.
+    path: QualifiedPath,
+    /// The innermost function at or around this frame (empty outside).
+    caller: QualifiedPath,
+    /// The index of that function's frame.
+    function: Option<usize>,
+    /// What `Self` means here: the innermost impl's or trait's type.
+    self_type: Option<Rc<str>>,
 }
 
 /// One step of the walk.
@@ -159,8 +179,11 @@ const NOT_A_USE_AFTER: &[&str] = &[
 
 struct Walker<'s> {
     source: &'s [u8],
-    module: &'s [String],
-    frames: Vec<Frame>,
+    module: QualifiedPath,
+    frames: Vec<Entered>,
+    /// How many entered frames declare each generic parameter name (kept
+    /// as frames are entered and left, so a lookup does not walk them).
+    generics: HashMap<String, usize>,
     out: Extracted,
 }
 
@@ -172,9 +195,7 @@ impl<'s> Walker<'s> {
                 Work::Visit(node) => self.visit(node, &mut stack),
                 Work::Pattern(node) => self.pattern(node, &mut stack),
                 Work::Emit(reference) => self.out.references.push(reference),
-                Work::Leave => {
-                    self.frames.pop();
-                }
+                Work::Leave => self.leave(),
             }
         }
     }
@@ -383,10 +404,10 @@ impl<'s> Walker<'s> {
         }
         !self
             .frames
-            .iter()
-            .rev()
-            .find(|f| f.scope == Scope::Function)
-            .is_some_and(|f| f.locals.contains(name))
+            .last()
+            .and_then(|f| f.function)
+            .and_then(|i| self.frames.get(i))
+            .is_some_and(|f| f.frame.locals.contains(name))
     }
 
     /// `impl [Trait for] Type { … }`: a frame named after the type; the
@@ -556,7 +577,8 @@ impl<'s> Walker<'s> {
         let Some(argument) = node.child_by_field_name("argument") else {
             return;
         };
-        let mut work: Vec<(Vec<String>, Node<'_>)> = vec![(Vec::new(), argument)];
+        // A group's prefix is shared by its items (not copied per item).
+        let mut work: Vec<(QualifiedPath, Node<'_>)> = vec![(QualifiedPath::new(), argument)];
         while let Some((prefix, tree)) = work.pop() {
             match tree.kind() {
                 "use_as_clause" => {
@@ -566,18 +588,18 @@ impl<'s> Walker<'s> {
                     ) else {
                         continue;
                     };
-                    let mut target = prefix;
-                    target.extend(self.segments(path).0);
+                    let mut target = extend(prefix, self.segments(path).0);
                     if target.len() > 1 && target.last().is_some_and(|s| s == "self") {
-                        target.pop();
+                        target = target.parent();
                     }
                     let name = self.text(alias);
+                    let target = self.target(&target);
                     self.define(name, Kind::Alias, alias, target);
                 }
                 "scoped_use_list" => {
                     let mut next = prefix;
                     if let Some(path) = tree.child_by_field_name("path") {
-                        next.extend(self.segments(path).0);
+                        next = extend(next, self.segments(path).0);
                     }
                     if let Some(list) = tree.child_by_field_name("list") {
                         let mut cursor = list.walk();
@@ -591,10 +613,9 @@ impl<'s> Walker<'s> {
                     work.extend(items.into_iter().rev().map(|i| (prefix.clone(), i)));
                 }
                 "identifier" | "scoped_identifier" | "self" if public => {
-                    let mut target = prefix;
-                    target.extend(self.segments(tree).0);
+                    let mut target = extend(prefix, self.segments(tree).0);
                     if target.len() > 1 && target.last().is_some_and(|s| s == "self") {
-                        target.pop();
+                        target = target.parent();
                     }
                     let Some(name) = target.last().cloned() else {
                         continue;
@@ -603,10 +624,21 @@ impl<'s> Walker<'s> {
                         continue;
                     }
                     let line_node = tree.child_by_field_name("name").unwrap_or(tree);
+                    let target = self.target(&target);
                     self.define(name, Kind::Alias, line_node, target);
                 }
                 _ => {}
             }
+        }
+    }
+
+    /// `path` as an alias target, when the file's budget allows (see
+    /// [`Extracted::for_source`]); else empty.
+    fn target(&mut self, path: &QualifiedPath) -> Vec<String> {
+        if self.out.take_target(path.len()) {
+            path.to_vec()
+        } else {
+            Vec::new()
         }
     }
 
@@ -690,13 +722,11 @@ impl<'s> Walker<'s> {
     }
 
     fn is_generic(&self, name: &str) -> bool {
-        self.frames
-            .iter()
-            .any(|f| f.generics.iter().any(|g| g == name))
+        self.generics.contains_key(name)
     }
 
     fn innermost(&self) -> Option<Scope> {
-        self.frames.last().map(|f| f.scope)
+        self.frames.last().map(|f| f.frame.scope)
     }
 
     fn enter<'t>(
@@ -706,26 +736,64 @@ impl<'s> Walker<'s> {
         frame: Frame,
         skip: &[Node<'t>],
     ) {
-        self.frames.push(frame);
+        let outer = self.frames.last();
+        let path = match &frame.name {
+            Some(name) => self.scope_path().child(name.as_str()),
+            None => self.scope_path(),
+        };
+        let (caller, function) = if frame.scope == Scope::Function {
+            (path.clone(), Some(self.frames.len()))
+        } else {
+            (
+                outer.map_or_else(QualifiedPath::new, |f| f.caller.clone()),
+                outer.and_then(|f| f.function),
+            )
+        };
+        let self_type = match &frame.self_type {
+            Some(ty) => Some(Rc::from(ty.as_str())),
+            None => outer.and_then(|f| f.self_type.clone()),
+        };
+        for name in &frame.generics {
+            *self.generics.entry(name.clone()).or_insert(0) += 1;
+        }
+        self.frames.push(Entered {
+            frame,
+            path,
+            caller,
+            function,
+            self_type,
+        });
         stack.push(Work::Leave);
         push_children(stack, node, skip);
     }
 
+    /// Leaves the innermost frame.
+    fn leave(&mut self) {
+        let Some(entered) = self.frames.pop() else {
+            return;
+        };
+        for name in entered.frame.generics {
+            if let Some(count) = self.generics.get_mut(&name) {
+                *count -= 1;
+                if *count == 0 {
+                    self.generics.remove(&name);
+                }
+            }
+        }
+    }
+
     /// The qualified path of the current scope.
-    fn scope_path(&self) -> Vec<String> {
-        let mut path = self.module.to_vec();
-        path.extend(self.frames.iter().filter_map(|f| f.name.clone()));
-        path
+    fn scope_path(&self) -> QualifiedPath {
+        self.frames
+            .last()
+            .map_or_else(|| self.module.clone(), |f| f.path.clone())
     }
 
     /// The path of the innermost enclosing function (empty at top level).
-    fn caller(&self) -> Vec<String> {
-        let Some(last) = self.frames.iter().rposition(|f| f.scope == Scope::Function) else {
-            return Vec::new();
-        };
-        let mut path = self.module.to_vec();
-        path.extend(self.frames[..=last].iter().filter_map(|f| f.name.clone()));
-        path
+    fn caller(&self) -> QualifiedPath {
+        self.frames
+            .last()
+            .map_or_else(QualifiedPath::new, |f| f.caller.clone())
     }
 
     /// Defines the item `node` names by its `name` field; returns the name.
@@ -740,8 +808,7 @@ impl<'s> Walker<'s> {
     }
 
     fn define(&mut self, name: String, kind: Kind, at: Node<'_>, target: Vec<String>) {
-        let mut path = self.scope_path();
-        path.push(name);
+        let path = self.scope_path().child(name);
         self.out.define(path, kind, at, target);
     }
 
@@ -766,8 +833,8 @@ impl<'s> Walker<'s> {
             .count();
         segments.drain(..lead);
         if segments.len() > 1 && segments[0] == "Self" {
-            if let Some(ty) = self.frames.iter().rev().find_map(|f| f.self_type.clone()) {
-                segments[0] = ty;
+            if let Some(ty) = self.frames.last().and_then(|f| f.self_type.as_deref()) {
+                segments[0] = ty.to_string();
             }
         }
         // `Self` alone is the enclosing type naming itself, as is its own name.
@@ -789,6 +856,11 @@ impl<'s> Walker<'s> {
         let text = String::from_utf8_lossy(bytes);
         text.strip_prefix("r#").unwrap_or(&text).to_string()
     }
+}
+
+/// `prefix` with `segments` appended.
+fn extend(prefix: QualifiedPath, segments: Vec<String>) -> QualifiedPath {
+    segments.into_iter().fold(prefix, |path, s| path.child(s))
 }
 
 /// A definition's own name node, never walked as a use.
@@ -1241,5 +1313,79 @@ fn g<const N: usize>(v: Option<Config>, (a, b): (u8, u8)) -> usize {
             .references_to("g")
             .iter()
             .all(|r| r.caller == ["deep", "f"]));
+    }
+
+    #[test]
+    fn deep_nesting_keeps_the_entry_linear() {
+        // `fn f0<T0>(x: T0, y: U) { g(); fn f1<T1>(…) { g(); … } }`: N
+        // functions N deep, each calling `g`, using `U` and its own generic.
+        let source = |depth: usize| {
+            let mut src: String = (0..depth)
+                .map(|i| format!("fn f{i}<T{i}>(x: T{i}, y: U) {{ g(); "))
+                .collect();
+            src.push_str(&"}".repeat(depth));
+            src
+        };
+        let check = |f: &FileIndex, depth: usize| {
+            assert!(!f.syntax_errors);
+            assert_eq!(f.symbols.len(), depth);
+            let calls: Vec<_> = f.references.iter().filter(|r| r.path == ["g"]).collect();
+            assert_eq!(calls.len(), depth);
+            for (i, (symbol, call)) in f.symbols.iter().zip(&calls).enumerate() {
+                assert_eq!(symbol.path.len(), i + 2);
+                assert_eq!(symbol.path.last(), Some(&format!("f{i}")));
+                assert_eq!(call.caller, symbol.path);
+            }
+            assert_eq!(
+                f.symbols[depth - 1].path.get(0).map(String::as_str),
+                Some("deep")
+            );
+            let uses = f.references.iter().filter(|r| r.path == ["U"]).count();
+            assert_eq!(uses, depth);
+            assert!(!f.references.iter().any(|r| r.path[0].starts_with('T')));
+        };
+        crate::adapters::assert_deep_linear(Language::Rust, "src/deep.rs", source, check);
+    }
+
+    #[test]
+    fn long_and_nested_use_lists_keep_the_entry_linear() {
+        // `pub use a0::…::aN::{X0, …, XN};`: the targets are bounded by the
+        // file's budget; a private one records nothing and, its prefix
+        // shared by its items, takes linear time.
+        for public in ["pub ", ""] {
+            let source = |n: usize| {
+                let path: Vec<String> = (0..n).map(|i| format!("a{i}")).collect();
+                let names: Vec<String> = (0..n).map(|i| format!("X{i}")).collect();
+                format!(
+                    "{public}use {}::{{{}}};\n",
+                    path.join("::"),
+                    names.join(", ")
+                )
+            };
+            let check = |f: &FileIndex, n: usize| {
+                let aliases: Vec<_> = f.symbols.iter().filter(|s| s.kind == Kind::Alias).collect();
+                if public.is_empty() {
+                    assert!(aliases.is_empty());
+                    return;
+                }
+                assert_eq!(aliases.len(), n);
+                assert_eq!(aliases[0].target.len(), n + 1);
+                assert_eq!(aliases[0].target.last().map(String::as_str), Some("X0"));
+                assert!(aliases[n - 1].target.is_empty());
+            };
+            crate::adapters::assert_deep_linear(Language::Rust, "src/lib.rs", source, check);
+        }
+        // `pub use a::{X, b::{X, c::{X, …}}}`: nested groups.
+        let groups = |depth: usize| {
+            let mut src: String = (0..depth).map(|i| format!("m{i}::{{X, ")).collect();
+            src.push('Y');
+            format!("pub use {}{};\n", src, "}".repeat(depth))
+        };
+        let check = |f: &FileIndex, depth: usize| {
+            let aliases: Vec<_> = f.symbols.iter().filter(|s| s.kind == Kind::Alias).collect();
+            assert_eq!(aliases.len(), depth + 1);
+            assert_eq!(aliases[2].target, ["m0", "m1", "m2", "X"]);
+        };
+        crate::adapters::assert_deep_linear(Language::Rust, "src/lib.rs", groups, check);
     }
 }

@@ -97,8 +97,8 @@ use std::collections::HashSet;
 
 use tree_sitter::{Node, Tree};
 
-use super::Extracted;
-use crate::model::Kind;
+use super::{Extracted, NamesInScope, ScopedNames};
+use crate::model::{Kind, QualifiedPath};
 
 /// Where a node sits, for the definitions that depend on it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -126,17 +126,18 @@ const NOT_VALUES: &[&str] = &[
     "false",
 ];
 
-/// The scope a node is read in.
-#[derive(Debug, Clone)]
+/// The scope a node is read in. Paths and type parameters are shared with
+/// the enclosing contexts, so a context costs the same at any depth.
+#[derive(Clone)]
 struct Ctx {
     /// What definitions here are qualified with.
-    scope: Vec<String>,
+    scope: QualifiedPath,
     /// The innermost enclosing function or method symbol (empty outside).
-    caller: Vec<String>,
+    caller: QualifiedPath,
     /// Inside a function or method symbol's body.
     in_function: bool,
     /// Type parameter names in scope: uses of these are not references.
-    type_params: Vec<String>,
+    type_params: ScopedNames,
     /// The locals of the enclosing outermost function (an index into
     /// `Walker::locals`); `None` outside functions.
     locals: Option<usize>,
@@ -151,6 +152,8 @@ struct Walker<'s> {
     ctxs: Vec<Ctx>,
     /// One set of local names per outermost function.
     locals: Vec<HashSet<String>>,
+    /// Answers whether a name is a type parameter in a context.
+    type_params: NamesInScope,
     out: Extracted,
 }
 
@@ -161,14 +164,15 @@ pub fn extract(tree: &Tree, source: &[u8], module: &[String]) -> Extracted {
     let mut walker = Walker {
         source,
         ctxs: vec![Ctx {
-            scope: module.to_vec(),
-            caller: Vec::new(),
+            scope: QualifiedPath::from(module),
+            caller: QualifiedPath::new(),
             in_function: false,
-            type_params: Vec::new(),
+            type_params: ScopedNames::default(),
             locals: None,
         }],
         locals: Vec::new(),
-        out: Extracted::default(),
+        type_params: NamesInScope::default(),
+        out: Extracted::for_source(source),
     };
     let root = tree.root_node();
     let mut stack: Vec<Item> = Vec::new();
@@ -187,11 +191,9 @@ fn text(node: Node, source: &[u8]) -> String {
         .unwrap_or_default()
 }
 
-/// `scope` with `name` appended.
-fn join(scope: &[String], name: &str) -> Vec<String> {
-    let mut path = scope.to_vec();
-    path.push(name.to_string());
-    path
+/// `scope` with `name` appended (sharing `scope`).
+fn join(scope: &QualifiedPath, name: &str) -> QualifiedPath {
+    scope.child(name)
 }
 
 /// Pushes `node`'s named children (except those in `skip`) so that they
@@ -323,7 +325,7 @@ impl<'s> Walker<'s> {
         (!name.is_empty()).then_some(name)
     }
 
-    fn define(&mut self, path: Vec<String>, kind: Kind, at: Node, target: Vec<String>) {
+    fn define(&mut self, path: QualifiedPath, kind: Kind, at: Node, target: Vec<String>) {
         self.out.define(path, kind, at, target);
     }
 
@@ -354,14 +356,14 @@ impl<'s> Walker<'s> {
     }
 
     /// A context for the body of the function or method symbol `path`.
-    fn function_ctx(&mut self, parent: usize, path: Vec<String>, node: Node) -> usize {
+    fn function_ctx(&mut self, parent: usize, path: QualifiedPath, node: Node) -> usize {
         let params = self.type_params(node);
         let locals = self.locals_for(node, parent, true);
         self.child_ctx(parent, |c| {
             c.scope = path.clone();
             c.caller = path;
             c.in_function = true;
-            c.type_params.extend(params);
+            c.type_params = c.type_params.with(params);
             c.locals = Some(locals);
         })
     }
@@ -571,7 +573,7 @@ impl<'s> Walker<'s> {
                 let path = join(&self.ctxs[ctx].scope, &self.text(name));
                 self.define(path, Kind::Type, name, Vec::new());
                 let params = self.type_params(node);
-                let inner = self.child_ctx(ctx, |c| c.type_params.extend(params));
+                let inner = self.child_ctx(ctx, |c| c.type_params = c.type_params.with(params));
                 push_children(stack, node, inner, Pos::Other, &[name]);
             }
             "enum_declaration" => self.enumeration(node, ctx, stack),
@@ -684,7 +686,10 @@ impl<'s> Walker<'s> {
             }
             "type_identifier" => {
                 let name = self.text(node);
-                if !self.ctxs[ctx].type_params.contains(&name) {
+                if !self
+                    .type_params
+                    .contains(&self.ctxs[ctx].type_params, &name)
+                {
                     self.refer(vec![name], false, false, node, ctx);
                 }
             }
@@ -841,7 +846,7 @@ impl<'s> Walker<'s> {
                 let inner = self.child_ctx(ctx, |c| {
                     c.scope = path;
                     c.in_function = false;
-                    c.type_params.extend(params);
+                    c.type_params = c.type_params.with(params);
                 });
                 (inner, Pos::Member)
             }
@@ -866,7 +871,7 @@ impl<'s> Walker<'s> {
         let params = self.type_params(node);
         let inner = self.child_ctx(ctx, |c| {
             c.scope = path;
-            c.type_params.extend(params);
+            c.type_params = c.type_params.with(params);
         });
         let body = node.child_by_field_name("body");
         let mut skip = vec![name];
@@ -926,7 +931,7 @@ impl<'s> Walker<'s> {
         let mut path = self.ctxs[ctx].scope.clone();
         if let Some(at) = name {
             for segment in segments {
-                path.push(segment);
+                path = path.child(segment);
                 self.define(path.clone(), Kind::Module, at, Vec::new());
             }
         }
@@ -1657,6 +1662,80 @@ import fs = require("fs");
             let f = index_file(language, "src/deep.ts", pattern.as_bytes());
             assert_eq!(find(&f, &["o"]).len(), 1);
             assert!(find(&f, &["z"]).is_empty() && find(&f, &["a"]).is_empty());
+        }
+    }
+
+    /// `function f0(){g();function f1(){g(); … }}`: N definitions N deep,
+    /// each calling `g`.
+    fn nested_functions(depth: usize) -> String {
+        let mut src: String = (0..depth)
+            .map(|i| format!("function f{i}(){{g();"))
+            .collect();
+        src.push_str(&"}".repeat(depth));
+        src
+    }
+
+    /// Definition `i` is `f0::…::fi` under the module, and the `i`-th call
+    /// of `g` is made from it.
+    fn check_nested_functions(f: &FileIndex, depth: usize) {
+        assert!(!f.syntax_errors);
+        assert_eq!(f.symbols.len(), depth);
+        let calls = find(f, &["g"]);
+        assert_eq!(calls.len(), depth);
+        for (i, (symbol, call)) in f.symbols.iter().zip(&calls).enumerate() {
+            assert_eq!(symbol.path.len(), i + 2);
+            assert_eq!(symbol.path.last(), Some(&format!("f{i}")));
+            assert_eq!(call.caller, symbol.path);
+        }
+        let deepest = &f.symbols[depth - 1];
+        assert_eq!(deepest.path.get(0).map(String::as_str), Some("deep"));
+        assert_eq!(deepest.kind, Kind::Function);
+    }
+
+    #[test]
+    fn deep_nesting_keeps_the_entry_linear() {
+        for (language, path) in [
+            (Language::JavaScript, "src/deep.js"),
+            (Language::TypeScript, "src/deep.ts"),
+            (Language::Tsx, "src/deep.tsx"),
+        ] {
+            crate::adapters::assert_deep_linear(
+                language,
+                path,
+                nested_functions,
+                check_nested_functions,
+            );
+        }
+        // Classes in methods, each generic: `T{i}` is a type parameter in
+        // scope (not a use), `U` is a use at every level.
+        let classes = |depth: usize| {
+            let mut src: String = (0..depth)
+                .map(|i| format!("class C{i}<T{i}>{{m(x: T{i}, y: U){{g();"))
+                .collect();
+            src.push_str(&"}}".repeat(depth));
+            src
+        };
+        let check = |f: &FileIndex, depth: usize| {
+            assert!(!f.syntax_errors);
+            assert_eq!(f.symbols.len(), 2 * depth);
+            let deepest = &f.symbols[2 * depth - 1];
+            assert_eq!(
+                (deepest.kind, deepest.path.len()),
+                (Kind::Method, 2 * depth + 1)
+            );
+            let calls = find(f, &["g"]);
+            assert_eq!(calls.len(), depth);
+            assert_eq!(calls[depth - 1].caller, deepest.path);
+            assert_eq!(find(f, &["U"]).len(), depth);
+            assert!(
+                find(f, &["T0"]).is_empty() && find(f, &[&format!("T{}", depth - 1)]).is_empty()
+            );
+        };
+        for (language, path) in [
+            (Language::TypeScript, "src/deep.ts"),
+            (Language::Tsx, "src/deep.tsx"),
+        ] {
+            crate::adapters::assert_deep_linear(language, path, classes, check);
         }
     }
 }
