@@ -496,3 +496,309 @@ fn a_regex_too_large_to_build_is_its_own_reason() {
         other => panic!("{other:?}"),
     }
 }
+
+// ---------------------------------------------------------------------------
+// Hostile trees: what an agent can plant in the repository (symlinks out of
+// it, FIFOs, endless devices, huge files) never makes a hint read outside
+// the repository, hang or exhaust memory; each guard beside honest work.
+
+/// Runs `f` on another thread, failing the test if it takes over `secs`
+/// (a hang would otherwise hang the test run).
+fn within<T: Send + 'static>(secs: u64, f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    match rx.recv_timeout(Duration::from_secs(secs)) {
+        Ok(value) => value,
+        Err(_) => panic!("still running after {secs}s: it hangs"),
+    }
+}
+
+fn mkfifo(path: &Path) {
+    let ok = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(ok, "mkfifo {}", path.display());
+}
+
+/// The check of `text` in `root`, bounded in time.
+fn check_within(root: &Path, text: &str) -> zurdo::verify::HintResult {
+    let v = verifier(root);
+    let h = hint(text);
+    within(10, move || v.check(&h))
+}
+
+#[test]
+fn a_glob_or_directory_through_a_symlink_out_of_the_repository_reads_nothing_outside() {
+    std::env::set_var("ZURDO_TEST_GLOB_SECRET", "s3cr3t-from-the-environment");
+    let r = repo(&[
+        ("src/a.rs", "PATH honest\n"),
+        ("src/deep/b.rs", "fn b() {}\n"),
+    ]);
+    std::os::unix::fs::symlink("/", r.path().join("rootlink")).expect("symlink");
+    for text in [
+        "[no-grep: PATH in rootlink/proc/self/env*]",
+        "[grep: PATH in rootlink/proc/self/env*]",
+        "[no-grep: root in rootlink/etc/*]",
+        "[no-grep: root in rootlink/etc]",
+        "[grep: root in rootlink/etc/**/passwd]",
+    ] {
+        let result = check_within(r.path(), text);
+        let shown = format!("{:?} {:?}", result.verdict, result.evidence);
+        assert!(
+            matches!(result.verdict, Verdict::Fail(Reason::PathEscapes { .. })),
+            "{text}: {shown}"
+        );
+        assert!(
+            !shown.contains("s3cr3t")
+                && !shown.contains("root:x:")
+                && result.evidence.blobs.is_empty(),
+            "{text} read outside the repository: {shown}"
+        );
+    }
+    // The same hints over the repository's own files work, the symlink
+    // passed over (not followed) and named.
+    let result = check_within(r.path(), "[grep: PATH in **/*.rs]");
+    assert_eq!(result.verdict, Verdict::Pass);
+    let result = check_within(r.path(), "[no-grep: s3cr3t in **/*]");
+    assert_eq!(result.verdict, Verdict::Pass, "{:?}", result.evidence);
+    let note = result.evidence.note.unwrap_or_default();
+    assert!(
+        note.contains("rootlink (a symlink leaving the repository, not followed)"),
+        "{note}"
+    );
+    let paths: Vec<&str> = result
+        .evidence
+        .blobs
+        .iter()
+        .map(|b| b.path.as_str())
+        .collect();
+    assert_eq!(paths, ["src/a.rs", "src/deep/b.rs"]);
+}
+
+#[test]
+fn a_symlinked_directory_inside_the_repository_is_followed_as_a_start_never_in_a_walk() {
+    let r = repo(&[("src/a.rs", "needle\n"), ("docs/x.md", "hay\n")]);
+    std::os::unix::fs::symlink("src", r.path().join("code")).expect("symlink");
+    std::os::unix::fs::symlink("../src", r.path().join("docs/code")).expect("symlink");
+    // As the start of a walk (a directory target, a glob's directory) it is
+    // resolved, and files are shown under the path as written.
+    for text in ["[grep: needle in code]", "[grep: needle in code/*.rs]"] {
+        let result = check_within(r.path(), text);
+        assert_eq!(result.verdict, Verdict::Pass, "{text}");
+        assert_eq!(result.evidence.blobs[0].path, "code/a.rs", "{text}");
+    }
+    // Met during a walk, it is not followed (src/a.rs is found once, by
+    // its own path).
+    let result = check_within(r.path(), "[grep: needle in **/*.rs]");
+    let paths: Vec<&str> = result
+        .evidence
+        .blobs
+        .iter()
+        .map(|b| b.path.as_str())
+        .collect();
+    assert_eq!(paths, ["src/a.rs"]);
+    assert_eq!(
+        fail(r.path(), "[grep: needle in docs]"),
+        Reason::NoMatch,
+        "docs/code is not followed"
+    );
+}
+
+#[test]
+fn fifos_are_refused_or_passed_over_never_waited_on() {
+    let r = repo(&[("src/a.rs", "fn a() {}\n")]);
+    mkfifo(&r.path().join("pipe.txt"));
+    mkfifo(&r.path().join("src/pipe.rs"));
+    // A literal FIFO: a typed failure, at once.
+    let result = check_within(r.path(), "[grep: x in pipe.txt]");
+    assert_eq!(
+        result.verdict,
+        Verdict::Fail(Reason::NotRegular {
+            path: "pipe.txt".into(),
+            kind: "a FIFO".into()
+        })
+    );
+    assert!(matches!(
+        check_within(r.path(), "[no-grep: x in pipe.txt]").verdict,
+        Verdict::Fail(Reason::NotRegular { .. })
+    ));
+    // [file-exists:] on a FIFO: it exists; it is not opened.
+    let result = check_within(r.path(), "[file-exists: pipe.txt]");
+    assert_eq!(result.verdict, Verdict::Pass);
+    assert!(result.evidence.blobs.is_empty());
+    assert_eq!(
+        result.evidence.note.as_deref(),
+        Some("pipe.txt exists (a FIFO; not a regular file, so it is not read)")
+    );
+    assert_eq!(
+        check_within(r.path(), "[file-absent: pipe.txt]").verdict,
+        Verdict::Fail(Reason::Present)
+    );
+    // A glob that matches one passes it over and says so; the regular
+    // files beside it are searched.
+    let result = check_within(r.path(), "[grep: fn a in src/*.rs]");
+    assert_eq!(result.verdict, Verdict::Pass);
+    assert!(
+        result
+            .evidence
+            .note
+            .as_deref()
+            .is_some_and(|n| n.contains("src/pipe.rs (a FIFO, not read)")),
+        "{:?}",
+        result.evidence.note
+    );
+    // Through a symlink inside the repository, still a FIFO.
+    std::os::unix::fs::symlink("pipe.txt", r.path().join("alias")).expect("symlink");
+    assert!(matches!(
+        check_within(r.path(), "[grep: x in alias]").verdict,
+        Verdict::Fail(Reason::NotRegular { .. })
+    ));
+}
+
+#[test]
+fn an_ignore_file_that_is_a_fifo_or_leads_outside_fails_the_walk_instead_of_hanging() {
+    let r = repo(&[("src/a.rs", "fn a() {}\n"), (".gitignore", "target/\n")]);
+    // Honest: a regular .gitignore is honoured.
+    assert_eq!(
+        check_within(r.path(), "[grep: fn in src/**/*.rs]").verdict,
+        Verdict::Pass
+    );
+    mkfifo(&r.path().join("src/.gitignore"));
+    let result = check_within(r.path(), "[grep: fn in src/**/*.rs]");
+    assert_eq!(
+        result.verdict,
+        Verdict::Fail(Reason::NotRegular {
+            path: "src/.gitignore".into(),
+            kind: "a FIFO".into()
+        })
+    );
+    std::fs::remove_file(r.path().join("src/.gitignore")).expect("rm");
+    std::os::unix::fs::symlink("/dev/zero", r.path().join("src/.ignore")).expect("symlink");
+    assert!(matches!(
+        check_within(r.path(), "[no-grep: x in src]").verdict,
+        Verdict::Fail(Reason::PathEscapes { .. })
+    ));
+    std::fs::remove_file(r.path().join("src/.ignore")).expect("rm");
+    std::fs::create_dir_all(r.path().join(".git/info")).expect("mkdir");
+    mkfifo(&r.path().join(".git/info/exclude"));
+    assert!(matches!(
+        check_within(r.path(), "[no-grep: x in **/*.rs]").verdict,
+        Verdict::Fail(Reason::NotRegular { .. })
+    ));
+}
+
+#[test]
+fn ignore_files_keep_their_meaning() {
+    let r = repo(&[
+        (".gitignore", "*.log\nbuild/\n!keep.log\n"),
+        ("a.log", "needle\n"),
+        ("keep.log", "kept\n"),
+        ("build/x.txt", "needle\n"),
+        ("sub/.gitignore", "local.txt\n"),
+        ("sub/local.txt", "needle\n"),
+        ("sub/other.txt", "other\n"),
+        ("sub/.ignore", "!a.log\n"),
+        ("sub/a.log", "reincluded\n"),
+        ("excluded.txt", "needle\n"),
+        (".git/info/exclude", "excluded.txt\n"),
+    ]);
+    let result = check_within(r.path(), "[no-grep: needle in **/*]");
+    assert_eq!(result.verdict, Verdict::Pass, "{:?}", result.evidence);
+    let paths: Vec<&str> = result
+        .evidence
+        .blobs
+        .iter()
+        .map(|b| b.path.as_str())
+        .collect();
+    assert_eq!(
+        paths,
+        [
+            ".gitignore",
+            "keep.log",
+            "sub/.gitignore",
+            "sub/.ignore",
+            "sub/a.log",
+            "sub/other.txt"
+        ]
+    );
+    // A walk that starts below the root still honours the root's rules.
+    let result = check_within(r.path(), "[no-grep: needle in sub]");
+    assert_eq!(result.verdict, Verdict::Pass, "{:?}", result.evidence);
+}
+
+#[test]
+fn endless_devices_and_huge_files_are_never_read_whole() {
+    let r = repo(&[("small.txt", "needle\n")]);
+    std::os::unix::fs::symlink("/dev/zero", r.path().join("zero")).expect("symlink");
+    for text in [
+        "[grep: x in zero]",
+        "[file-exists: zero]",
+        "[no-grep: x in zero]",
+    ] {
+        assert!(
+            matches!(
+                check_within(r.path(), text).verdict,
+                Verdict::Fail(Reason::PathEscapes { .. })
+            ),
+            "{text}"
+        );
+    }
+    // A file over the read limit (sparse: no disk is used).
+    let big = std::fs::File::create(r.path().join("big.bin")).expect("create");
+    big.set_len(zurdo::verify::files::READ_LIMIT + 1)
+        .expect("grow");
+    drop(big);
+    let result = check_within(r.path(), "[no-grep: needle in *]");
+    assert_eq!(
+        result.verdict,
+        Verdict::Fail(Reason::TooLarge {
+            path: "big.bin".into(),
+            size: zurdo::verify::files::READ_LIMIT + 1,
+            limit: zurdo::verify::files::READ_LIMIT,
+        })
+    );
+    // It exists all the same (unhashed, and says so).
+    let result = check_within(r.path(), "[file-exists: big.bin]");
+    assert_eq!(result.verdict, Verdict::Pass);
+    assert!(result.evidence.blobs.is_empty());
+    assert!(
+        result
+            .evidence
+            .note
+            .as_deref()
+            .is_some_and(|n| n.contains("not hashed")),
+        "{:?}",
+        result.evidence.note
+    );
+    // Honest files beside it are read.
+    assert_eq!(
+        check_within(r.path(), "[grep: needle in small.txt]").verdict,
+        Verdict::Pass
+    );
+}
+
+#[test]
+fn the_verification_window_does_not_wait_on_a_fifo_swapped_in() {
+    let r = repo(&[("a.txt", "ok\n")]);
+    let v = verifier(r.path());
+    let criterion = zurdo::model::Criterion {
+        title: "ok".into(),
+        line: 1,
+        hints: hints("[grep: ok in a.txt]"),
+        proves: Vec::new(),
+    };
+    let mut results = vec![v.criterion(&criterion)];
+    assert_eq!(results[0].verdict, CriterionVerdict::Passed);
+    std::fs::remove_file(r.path().join("a.txt")).expect("rm");
+    mkfifo(&r.path().join("a.txt"));
+    let root = v.root().to_path_buf();
+    let (changed, results) = within(10, move || {
+        let changed = zurdo::verify::window::close(&root, &mut results);
+        (changed, results)
+    });
+    assert_eq!(changed, ["a.txt"]);
+    assert_eq!(results[0].verdict, CriterionVerdict::Failed);
+}

@@ -57,6 +57,25 @@ pub enum Reason {
         /// The path and the operating system's message.
         detail: String,
     },
+    /// A file a hint must read is not a regular file (a FIFO, a socket, a
+    /// device, a directory): reading it could block forever or never end,
+    /// so it is not opened for reading.
+    NotRegular {
+        /// The path as shown.
+        path: String,
+        /// What it is (`a FIFO`, `a character device`, …).
+        kind: String,
+    },
+    /// A file a hint must read is larger than the per-file read limit
+    /// ([`super::files::READ_LIMIT`]).
+    TooLarge {
+        /// The path as shown.
+        path: String,
+        /// Its size in bytes (or the bytes seen before the read stopped).
+        size: u64,
+        /// The limit.
+        limit: u64,
+    },
     /// `[grep:]`: no file matched the pattern.
     NoMatch,
     /// `[no-grep:]`: a file matched the pattern.
@@ -162,6 +181,15 @@ impl std::fmt::Display for Reason {
             Reason::Present => f.write_str("the path exists"),
             Reason::PathEscapes { detail } => write!(f, "path leaves the repository: {detail}"),
             Reason::Unreadable { detail } => write!(f, "cannot read {detail}"),
+            Reason::NotRegular { path, kind } => write!(
+                f,
+                "{path} is {kind}, not a regular file: it is not read (it could block or never end)"
+            ),
+            Reason::TooLarge { path, size, limit } => write!(
+                f,
+                "{path} is {size} bytes, over the {limit}-byte limit zurdo reads of one file; \
+                 point the hint at a narrower path or glob, or .gitignore the file"
+            ),
             Reason::NoMatch => f.write_str("no line matches"),
             Reason::Matched { first } => write!(f, "a line matches: {first}"),
             Reason::GlobMatchedNothing => f.write_str("the glob matches no file"),

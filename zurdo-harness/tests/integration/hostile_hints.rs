@@ -1,0 +1,188 @@
+//! Hostile input to the hints, through `zurdo verify` where the user meets
+//! it: the agent being judged can plant anything in the repository
+//! (symlinks out of it, FIFOs, endless devices, output without end, escape
+//! sequences) and the PRD author can be careless. Each test pairs the
+//! hostile case with an honest control: the guard catches the one and
+//! never fails the other.
+
+use std::io::Read;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::common::{repo, text};
+
+/// A PRD of one task whose criteria are `criteria` (`title [hint]` each).
+fn prd(criteria: &[&str]) -> String {
+    let mut text = String::from(
+        "# PRD: hostile\n\n## Task: task-1 — Hold up\n**Effort**: low\n**Depends-on**: []\n\n\
+         ### Description\nd\n\n### Acceptance Criteria\n",
+    );
+    for c in criteria {
+        text.push_str(&format!("- [ ] {c}\n"));
+    }
+    text
+}
+
+/// What `zurdo verify` did.
+struct Verified {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+/// `zurdo verify <args…> prds/p.md` in `root` with `env` added, killed
+/// (and the test failed) when it runs past `secs`: a hang must fail the
+/// test, not hang the suite.
+fn verify(root: &Path, args: &[&str], env: &[(&str, &str)], secs: u64) -> Verified {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_zurdo"))
+        .arg("verify")
+        .args(args)
+        .arg("prds/p.md")
+        .current_dir(root)
+        .envs(env.iter().copied())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the zurdo binary runs");
+    let mut out = child.stdout.take().expect("stdout");
+    let mut err = child.stderr.take().expect("stderr");
+    let reader = std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = out.read_to_end(&mut bytes);
+        bytes
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = err.read_to_end(&mut bytes);
+        bytes
+    });
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("zurdo verify still running after {secs}s: it hangs");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    Verified {
+        code: status.code(),
+        stdout: text(&reader.join().expect("stdout reader")),
+        stderr: text(&err_reader.join().expect("stderr reader")),
+    }
+}
+
+/// A scratch repository holding `prds/p.md` with `criteria` and `files`.
+fn scratch(criteria: &[&str], files: &[(&str, &str)]) -> tempfile::TempDir {
+    let prd = prd(criteria);
+    let mut all: Vec<(&str, &str)> = vec![("prds/p.md", prd.as_str())];
+    all.extend_from_slice(files);
+    repo(&all)
+}
+
+fn mkfifo(path: &Path) {
+    let ok = Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(ok, "mkfifo {}", path.display());
+}
+
+/// The criteria of a `--format json` report, by title.
+fn criteria(out: &Verified) -> Vec<serde_json::Value> {
+    let doc: serde_json::Value = serde_json::from_str(&out.stdout)
+        .unwrap_or_else(|e| panic!("one JSON document ({e}): {}{}", out.stdout, out.stderr));
+    doc["criteria"].as_array().cloned().unwrap_or_default()
+}
+
+#[test]
+fn a_symlink_to_the_root_never_lets_a_glob_read_outside_the_repository() {
+    let r = scratch(
+        &[
+            "no env [no-grep: PATH in rootlink/proc/self/env*]",
+            "no passwd [no-grep: root in rootlink/etc]",
+            "honest [grep: PATH in src/**/*.rs]",
+            "honest walk [no-grep: zurdo-hostile-secret-valu[e] in **/*]",
+        ],
+        &[("src/a.rs", "// PATH is honest here\n")],
+    );
+    std::os::unix::fs::symlink("/", r.path().join("rootlink")).expect("symlink");
+    let secret = ("ZURDO_HOSTILE_SECRET", "zurdo-hostile-secret-value");
+    let out = verify(r.path(), &[], &[secret], 30);
+    assert_eq!(out.code, Some(1), "{}{}", out.stdout, out.stderr);
+    assert!(!out.stdout.contains(secret.1), "{}", out.stdout);
+    assert!(!out.stdout.contains("root:x:"), "{}", out.stdout);
+    assert!(out.stdout.contains("FAIL    no env"), "{}", out.stdout);
+    assert!(out.stdout.contains("FAIL    no passwd"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("path leaves the repository: the glob's directory: `rootlink/proc/self` resolves to /proc/"),
+        "{}",
+        out.stdout
+    );
+    // The honest criteria pass, the symlink named as passed over.
+    assert!(out.stdout.contains("PASS    honest "), "{}", out.stdout);
+    assert!(out.stdout.contains("PASS    honest walk"), "{}", out.stdout);
+    let json = verify(r.path(), &["--format", "json"], &[secret], 30);
+    assert!(!json.stdout.contains(secret.1), "{}", json.stdout);
+    let all = criteria(&json);
+    assert_eq!(all[0]["hints"][0]["reason"], "path_escapes");
+    assert!(
+        all[3]["hints"][0]["evidence"]["note"].as_str().is_some_and(
+            |n| n.contains("rootlink (a symlink leaving the repository, not followed)")
+        ),
+        "{:#}",
+        all[3]
+    );
+}
+
+#[test]
+fn a_fifo_is_a_typed_failure_or_an_unread_existence_never_a_hang() {
+    let r = scratch(
+        &[
+            "grep fifo [grep: x in pipe]",
+            "exists fifo [file-exists: pipe]",
+            "fifo ignore [no-grep: x in src]",
+            "honest [grep: fn in notes.txt]",
+        ],
+        &[("notes.txt", "fn honest\n"), ("src/a.rs", "fn a() {}\n")],
+    );
+    mkfifo(&r.path().join("pipe"));
+    mkfifo(&r.path().join("src/.gitignore"));
+    let out = verify(r.path(), &["--format", "json"], &[], 30);
+    assert_eq!(out.code, Some(1), "{}{}", out.stdout, out.stderr);
+    let all = criteria(&out);
+    assert_eq!(all[0]["hints"][0]["reason"], "not_regular", "{:#}", all[0]);
+    assert_eq!(all[0]["hints"][0]["kind"], "a FIFO");
+    assert_eq!(all[1]["verdict"], "passed", "it exists: {:#}", all[1]);
+    assert_eq!(
+        all[1]["hints"][0]["evidence"]["note"],
+        "pipe exists (a FIFO; not a regular file, so it is not read)"
+    );
+    assert_eq!(all[2]["hints"][0]["reason"], "not_regular", "{:#}", all[2]);
+    assert_eq!(all[2]["hints"][0]["path"], "src/.gitignore");
+    assert_eq!(all[3]["verdict"], "passed", "{:#}", all[3]);
+}
+
+#[test]
+fn a_symlink_to_an_endless_device_is_never_read() {
+    let r = scratch(
+        &[
+            "zero [grep: x in zero]",
+            "zero exists [file-exists: zero]",
+            "honest [file-exists: notes.txt]",
+        ],
+        &[("notes.txt", "fine\n")],
+    );
+    std::os::unix::fs::symlink("/dev/zero", r.path().join("zero")).expect("symlink");
+    let out = verify(r.path(), &["--format", "json"], &[], 30);
+    assert_eq!(out.code, Some(1), "{}{}", out.stdout, out.stderr);
+    let all = criteria(&out);
+    assert_eq!(all[0]["hints"][0]["reason"], "path_escapes", "{:#}", all[0]);
+    assert_eq!(all[1]["hints"][0]["reason"], "path_escapes", "{:#}", all[1]);
+    assert_eq!(all[2]["verdict"], "passed");
+}
