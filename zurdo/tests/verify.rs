@@ -802,3 +802,30 @@ fn the_verification_window_does_not_wait_on_a_fifo_swapped_in() {
     assert_eq!(changed, ["a.txt"]);
     assert_eq!(results[0].verdict, CriterionVerdict::Failed);
 }
+
+#[test]
+fn a_config_that_is_a_fifo_is_an_error_naming_it_not_a_hang() {
+    let r = repo(&[]);
+    std::fs::create_dir(r.path().join(".zurdo")).expect("mkdir");
+    mkfifo(&r.path().join(".zurdo/config.toml"));
+    let root = r.path().to_path_buf();
+    let e = within(10, move || VerificationConfig::load(&root)).expect_err("a FIFO");
+    let text = e.to_string();
+    assert!(
+        text.contains(".zurdo/config.toml: cannot read: not a regular file (a FIFO)"),
+        "{text}"
+    );
+    // Honest: a regular config loads.
+    std::fs::remove_file(r.path().join(".zurdo/config.toml")).expect("rm");
+    std::fs::write(
+        r.path().join(".zurdo/config.toml"),
+        "[verification]\ncriterion_seconds = 5\n",
+    )
+    .expect("write");
+    assert_eq!(
+        VerificationConfig::load(r.path())
+            .expect("loads")
+            .criterion_seconds,
+        5
+    );
+}

@@ -186,3 +186,37 @@ fn a_symlink_to_an_endless_device_is_never_read() {
     assert_eq!(all[1]["hints"][0]["reason"], "path_escapes", "{:#}", all[1]);
     assert_eq!(all[2]["verdict"], "passed");
 }
+
+#[test]
+fn a_prd_or_config_that_is_a_fifo_is_refused_at_once_naming_it() {
+    // Honest first: the same repository with regular files verifies.
+    let r = scratch(
+        &["honest [file-exists: prds/p.md]"],
+        &[(".zurdo/config.toml", "[verification]\n")],
+    );
+    let out = verify(r.path(), &[], &[], 30);
+    assert_eq!(out.code, Some(0), "{}{}", out.stdout, out.stderr);
+    // The config as a FIFO.
+    std::fs::remove_file(r.path().join(".zurdo/config.toml")).expect("rm");
+    mkfifo(&r.path().join(".zurdo/config.toml"));
+    let out = verify(r.path(), &[], &[], 30);
+    assert_eq!(out.code, Some(2), "{}{}", out.stdout, out.stderr);
+    assert!(
+        out.stderr
+            .contains(".zurdo/config.toml: cannot read: not a regular file (a FIFO)"),
+        "{}",
+        out.stderr
+    );
+    // The PRD as a FIFO.
+    std::fs::remove_file(r.path().join(".zurdo/config.toml")).expect("rm");
+    std::fs::remove_file(r.path().join("prds/p.md")).expect("rm");
+    mkfifo(&r.path().join("prds/p.md"));
+    let out = verify(r.path(), &[], &[], 30);
+    assert_eq!(out.code, Some(2), "{}{}", out.stdout, out.stderr);
+    assert!(
+        out.stderr
+            .contains("prds/p.md: cannot read the PRD: it is a FIFO, not a regular file"),
+        "{}",
+        out.stderr
+    );
+}
