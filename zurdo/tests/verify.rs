@@ -829,3 +829,42 @@ fn a_config_that_is_a_fifo_is_an_error_naming_it_not_a_hang() {
         5
     );
 }
+
+#[test]
+fn output_without_end_is_held_bounded_and_its_size_recorded() {
+    let r = repo(&[]);
+    let config = VerificationConfig {
+        criterion_seconds: 2,
+        ..Default::default()
+    };
+    let v = verifier_with(r.path(), config);
+    let result = within(20, move || v.check(&hint("[shell: yes]")));
+    assert_eq!(
+        result.verdict,
+        Verdict::Fail(Reason::Timeout { seconds: 2 })
+    );
+    let out = result.evidence.stdout.expect("stdout");
+    assert!(out.total_bytes > 4 << 20, "{}", out.total_bytes);
+    assert!(out.is_cut() && out.text.len() < 16 * 1024);
+    assert!(out.text.starts_with("y\ny\n") && out.text.contains("bytes elided"));
+}
+
+#[test]
+fn zero_tests_in_the_cut_middle_of_a_long_output_are_still_seen() {
+    let r = repo(&[]);
+    // `running 0 tests` between two megabytes-long stretches of output:
+    // far from both ends the evidence keeps.
+    let middle = "[shell: seq 1 400000; printf 'running 0 tests\\n'; seq 1 400000 >&2; seq 1 400000 # cargo test]";
+    let result = check_within(r.path(), middle);
+    assert_eq!(
+        result.verdict,
+        Verdict::Fail(Reason::ZeroTests {
+            runner: "cargo test".into()
+        })
+    );
+    let out = result.evidence.stdout.expect("stdout");
+    assert!(out.is_cut() && !out.text.contains("running 0 tests"));
+    // Honest: the same output with tests that ran passes.
+    let honest = middle.replace("running 0 tests", "running 4 tests");
+    assert_eq!(check_within(r.path(), &honest).verdict, Verdict::Pass);
+}

@@ -220,3 +220,50 @@ fn a_prd_or_config_that_is_a_fifo_is_refused_at_once_naming_it() {
         out.stderr
     );
 }
+
+#[test]
+fn output_without_end_is_held_bounded_and_said_to_be_cut() {
+    let r = scratch(
+        &[
+            "endless [shell: yes]",
+            "long and failing [shell: seq 1 300000; exit 3]",
+            "long and honest [shell: seq 1 300000]",
+        ],
+        &[(
+            ".zurdo/config.toml",
+            "[verification]\ncriterion_seconds = 3\n",
+        )],
+    );
+    let out = verify(r.path(), &[], &[], 60);
+    assert_eq!(out.code, Some(1), "{}{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout
+            .contains("[shell: yes] failed: timed out after 3s"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("stdout (last 20 lines; ")
+            && out.stdout.contains(" bytes in all, the middle cut)"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout
+            .contains("[shell: seq 1 300000; exit 3] failed: exited with code 3"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout
+            .contains("stdout (last 20 lines; 1988895 bytes in all, the middle cut)"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("| 300000\n"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("PASS    long and honest"),
+        "{}",
+        out.stdout
+    );
+}

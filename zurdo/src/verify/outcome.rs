@@ -240,7 +240,8 @@ const ZURDO_VERSION: &str = concat!(
 pub struct Captured {
     /// The kept text (lossy UTF-8).
     pub text: String,
-    /// The full length in bytes before bounding.
+    /// The full length in bytes before bounding (everything the command
+    /// wrote, also what was never held in memory).
     pub total_bytes: usize,
 }
 
@@ -252,20 +253,37 @@ pub const CAPTURE_TAIL: usize = 8 * 1024;
 impl Captured {
     /// Keeps `bytes` whole when short, else its head and tail.
     pub fn bounded(bytes: &[u8]) -> Captured {
-        let total_bytes = bytes.len();
-        if total_bytes <= CAPTURE_HEAD + CAPTURE_TAIL {
+        Captured::kept(bytes, bytes.len() as u64)
+    }
+
+    /// Keeps a stream of `total` bytes of which `kept` is what the run held
+    /// (all of it, or its head, a cut marker and its tail, as
+    /// [`crate::exec::Finished`] keeps it): whole when `kept` is short and
+    /// complete, else the first [`CAPTURE_HEAD`] and last [`CAPTURE_TAIL`]
+    /// bytes of `kept`, with the bytes between counted against `total`.
+    pub fn kept(kept: &[u8], total: u64) -> Captured {
+        let total_bytes = usize::try_from(total).unwrap_or(usize::MAX);
+        if kept.len() <= CAPTURE_HEAD + CAPTURE_TAIL && kept.len() == total_bytes {
             return Captured {
-                text: String::from_utf8_lossy(bytes).into_owned(),
+                text: String::from_utf8_lossy(kept).into_owned(),
                 total_bytes,
             };
         }
-        let head = String::from_utf8_lossy(&bytes[..CAPTURE_HEAD]);
-        let tail = String::from_utf8_lossy(&bytes[total_bytes - CAPTURE_TAIL..]);
-        let elided = total_bytes - CAPTURE_HEAD - CAPTURE_TAIL;
+        let head_end = CAPTURE_HEAD.min(kept.len());
+        let tail_start = kept.len().saturating_sub(CAPTURE_TAIL).max(head_end);
+        let head = String::from_utf8_lossy(&kept[..head_end]);
+        let tail = String::from_utf8_lossy(&kept[tail_start..]);
+        let elided = total_bytes.saturating_sub(head_end + (kept.len() - tail_start));
         Captured {
             text: format!("{head}\n… [{elided} bytes elided] …\n{tail}"),
             total_bytes,
         }
+    }
+
+    /// True when the middle of the output was cut (`text` holds its head
+    /// and tail only).
+    pub fn is_cut(&self) -> bool {
+        self.total_bytes > CAPTURE_HEAD + CAPTURE_TAIL
     }
 
     /// The last `lines` lines of the kept text.

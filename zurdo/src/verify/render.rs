@@ -58,7 +58,12 @@ fn tail(out: &mut String, name: &str, captured: &Captured) {
     }
     let shown = text.lines().count();
     let total = captured.text.trim_end().lines().count();
-    let label = if shown < total {
+    let label = if captured.is_cut() {
+        format!(
+            "{name} (last {shown} lines; {} bytes in all, the middle cut)",
+            captured.total_bytes
+        )
+    } else if shown < total {
         format!("{name} (last {shown} lines)")
     } else {
         name.to_string()
