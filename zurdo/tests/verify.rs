@@ -868,3 +868,115 @@ fn zero_tests_in_the_cut_middle_of_a_long_output_are_still_seen() {
     let honest = middle.replace("running 0 tests", "running 4 tests");
     assert_eq!(check_within(r.path(), &honest).verdict, Verdict::Pass);
 }
+
+#[test]
+fn a_criterion_s_parent_holds_only_the_allowlisted_environment() {
+    std::env::set_var("ZURDO_TEST_PARENT_SECRET", "parent-s3cret");
+    let r = repo(&[]);
+    let result = verifier(r.path()).check(&hint("[shell: tr '\\0' '\\n' < /proc/$PPID/environ]"));
+    assert_eq!(result.verdict, Verdict::Pass, "{:?}", result.evidence);
+    let env = result.evidence.stdout.expect("stdout").text;
+    assert!(
+        !env.contains("parent-s3cret") && !env.contains("ZURDO_TEST_PARENT_SECRET"),
+        "{env}"
+    );
+    // Honest: the parent is there and holds the allowlisted environment.
+    assert!(
+        env.contains("ZURDO_VERIFY=1") && env.contains("PATH="),
+        "{env}"
+    );
+}
+
+#[test]
+fn the_launcher_reports_the_command_s_own_ending() {
+    let r = repo(&[]);
+    let v = verifier(r.path());
+    assert_eq!(
+        v.check(&hint("[shell: kill -KILL $$]")).verdict,
+        Verdict::Fail(Reason::Signaled { signal: 9 })
+    );
+    assert_eq!(
+        v.check(&hint("[shell: sh -c 'kill -SEGV $$']")).verdict,
+        Verdict::Fail(Reason::Signaled { signal: 11 }),
+        "the last command's signal, as sh reports it"
+    );
+    assert_eq!(
+        v.check(&hint("[shell: exit 3]")).verdict,
+        Verdict::Fail(Reason::ExitCode { code: 3 })
+    );
+    // 128 + SIGSTOP: never raised (the launcher would stop, not end).
+    let root = r.path().to_path_buf();
+    let stop = within(10, move || {
+        verifier(&root).check(&hint("[shell: exit 147]"))
+    });
+    assert_eq!(stop.verdict, Verdict::Fail(Reason::ExitCode { code: 147 }));
+    assert!(
+        !r.path().join("core").exists(),
+        "no core file from the launcher"
+    );
+}
+
+/// Run by `same_user_processes_cannot_read_a_protected_zurdo` as another
+/// user: checks a criterion reading its grandparent's (this process's)
+/// environment, after protecting it when `ZURDO_PROTECT_HELPER=protect`.
+#[test]
+#[ignore = "a helper: run by same_user_processes_cannot_read_a_protected_zurdo"]
+fn protected_environment_helper() {
+    let Ok(mode) = std::env::var("ZURDO_PROTECT_HELPER") else {
+        return;
+    };
+    if mode == "protect" {
+        assert!(zurdo::exec::protect_own_environment());
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::create_dir(dir.path().join(".git")).expect("repo marker");
+    let result = verifier(dir.path()).check(&hint(
+        "[shell: gp=$(cut -d' ' -f4 /proc/$PPID/stat); tr '\\0' '\\n' < /proc/$gp/environ]",
+    ));
+    let text = |c: Option<zurdo::verify::Captured>| c.map(|c| c.text).unwrap_or_default();
+    println!(
+        "stdout: {}\nstderr: {}",
+        text(result.evidence.stdout),
+        text(result.evidence.stderr)
+    );
+}
+
+#[test]
+fn same_user_processes_cannot_read_a_protected_zurdo() {
+    // Needs two processes of one unprivileged user: as root, setpriv makes
+    // them; otherwise there is no other user to become, and this is skipped.
+    // SAFETY: geteuid(2) takes no arguments and cannot fail.
+    let root = unsafe { libc::geteuid() } == 0;
+    let setpriv = Path::new("/usr/bin/setpriv");
+    if !root || !setpriv.exists() {
+        eprintln!("skipped: needs root and setpriv to run the check as another user");
+        return;
+    }
+    let exe = std::env::current_exe().expect("this test binary");
+    for (mode, readable) in [("plain", true), ("protect", false)] {
+        let out = std::process::Command::new(setpriv)
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+            .arg(&exe)
+            .args([
+                "--exact",
+                "protected_environment_helper",
+                "--ignored",
+                "--nocapture",
+            ])
+            .env("ZURDO_PROTECT_HELPER", mode)
+            .env("ZURDO_TEST_GRANDPARENT_SECRET", "grandparent-s3cret")
+            .output()
+            .expect("setpriv runs");
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(text.contains("stdout: "), "{mode}: the helper ran: {text}");
+        assert_eq!(
+            text.contains("grandparent-s3cret"),
+            readable,
+            "{mode}: {text}"
+        );
+    }
+}

@@ -267,3 +267,33 @@ fn output_without_end_is_held_bounded_and_said_to_be_cut() {
         out.stdout
     );
 }
+
+#[test]
+fn a_criterion_s_parent_shows_no_variable_the_allowlist_hides() {
+    let r = scratch(
+        &[
+            "parent env shown [shell: tr '\\0' '\\n' < /proc/$PPID/environ; exit 1]",
+            "parent env searched [shell: ! grep -aq ZURDO_HOSTILE_PARENT_SECRET /proc/$PPID/environ]",
+            "honest parent [shell: grep -aq ZURDO_VERIFY=1 /proc/$PPID/environ]",
+        ],
+        &[],
+    );
+    let secret = ("ZURDO_HOSTILE_PARENT_SECRET", "parent-secret-value");
+    let out = verify(r.path(), &[], &[secret], 30);
+    assert_eq!(out.code, Some(1), "{}{}", out.stdout, out.stderr);
+    assert!(!out.stdout.contains(secret.1), "{}", out.stdout);
+    assert!(!out.stdout.contains(secret.0), "{}", out.stdout);
+    // The first criterion failed on purpose, showing the parent's
+    // (allowlisted) environment; the others pass.
+    assert!(out.stdout.contains("| ZURDO_VERIFY=1"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("PASS    parent env searched"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("PASS    honest parent"),
+        "{}",
+        out.stdout
+    );
+}

@@ -3,6 +3,17 @@
 //! kept bounded (its head and its tail, the total counted; see [`Keep`])
 //! while an observer sees every byte as it arrives, and a deadline that
 //! kills the whole group.
+//!
+//! **A clean parent.** The command's shell is not a child of zurdo: zurdo
+//! execs a launcher (the same `sh`, with only the allowlisted environment)
+//! that runs the command's shell as its child and exits as it did. So
+//! `$PPID` is a process whose environment is the allowlisted one, and
+//! `cat /proc/$PPID/environ` shows nothing the allowlist hides. zurdo
+//! itself is the grandparent; [`protect_own_environment`] makes its
+//! `/proc/<pid>/environ` (and memory) unreadable to other processes of the
+//! same user. A root process can still read both; only a separate pid
+//! namespace (the clean room's bubblewrap sandbox) or a separate user hides
+//! zurdo from it.
 
 mod capture;
 mod poll;
@@ -60,6 +71,51 @@ pub struct Finished {
 /// `setsid` may hold them open).
 pub(crate) const DRAIN_GRACE: Duration = Duration::from_millis(500);
 
+/// The launcher's script (`sh -c LAUNCHER <sh> <command>`): runs the
+/// command's shell as its child, then exits as it did. A shell reports a
+/// child killed by signal N as status 128+N, so the launcher re-raises
+/// such a signal on itself (cores off) for zurdo to see the signal; a
+/// command that itself exits with 128+N of a terminating signal is thus
+/// reported as killed by N (the shell cannot tell the two apart, and
+/// either fails the hint). A stopping or ignored signal is never raised.
+const LAUNCHER: &str = r#""$0" -c "$1"
+s=$?
+if [ "$s" -gt 128 ]; then
+  n=$(kill -l "$s" 2>/dev/null)
+  case $n in
+    HUP|INT|QUIT|ILL|TRAP|ABRT|BUS|FPE|KILL|USR1|SEGV|USR2|PIPE|ALRM|TERM|XCPU|XFSZ|VTALRM|PROF|SYS)
+      ulimit -c 0 2>/dev/null
+      kill -s "$n" "$$";;
+  esac
+fi
+exit "$s""#;
+
+/// Makes this process's environment and memory unreadable to other
+/// processes of the same user (`prctl(PR_SET_DUMPABLE, 0)` on Linux): its
+/// `/proc/<pid>/environ`, `mem`, `maps` and `fd/` become root's, and no
+/// same-user process can attach a debugger to it. A criterion walking up
+/// from `$PPID` (the clean launcher) to zurdo then finds nothing to read.
+/// Call it first thing in `main`; the `zurdo` binary and the cargo-test
+/// harness runtime ([`crate::harness::main`]) do.
+///
+/// What it does not do: a root process still reads everything; zurdo's
+/// own parent (a shell, cargo, a CI runner) and its other processes are
+/// not covered and hold the environment zurdo inherited; zurdo dumps no
+/// core when it crashes. Processes zurdo starts are dumpable again once
+/// they exec. Returns whether the setting took (false off Linux).
+pub fn protect_own_environment() -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: prctl(2) with PR_SET_DUMPABLE takes integer arguments
+        // only and changes an attribute of the calling process.
+        unsafe { libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0) == 0 }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        false
+    }
+}
+
 /// Finds `sh` on the `PATH` of `env` (else `/bin/sh`), once, so each hint
 /// spawns it by absolute path: std can then use `posix_spawn` instead of a
 /// full `fork` that walks `PATH` in the child.
@@ -75,8 +131,9 @@ pub fn find_shell(env: &[(String, String)]) -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("/bin/sh"))
 }
 
-/// Runs `<shell> -c <script>` in `dir` with exactly `env`, killing its
-/// process group at `timeout`, keeping [`Keep::CRITERION`] of its output.
+/// Runs `<shell> -c <script>` in `dir` with exactly `env` (under a clean
+/// launcher: see the module docs), killing its process group at
+/// `timeout`, keeping [`Keep::CRITERION`] of its output.
 /// Background processes it leaves in its group are killed when it exits,
 /// so a hint cannot leave work running behind the verdict.
 pub fn run_shell(
@@ -121,8 +178,11 @@ pub fn run_shell_streamed(
         }
         None => Command::new(shell),
     };
+    // `<sh> -c LAUNCHER <sh> <script>`: the launcher runs `<sh> -c <script>`.
     command
         .arg("-c")
+        .arg(LAUNCHER)
+        .arg(shell)
         .arg(script)
         .current_dir(dir)
         .env_clear()
