@@ -980,3 +980,54 @@ fn same_user_processes_cannot_read_a_protected_zurdo() {
         );
     }
 }
+
+#[test]
+fn escape_sequences_are_shown_escaped_never_raw() {
+    let r = repo(&[("notes.txt", "line with \x1b]0;pwned\x07 title\n")]);
+    std::fs::write(r.path().join("evil-\x1b[2J.txt"), "needle\n").expect("write");
+    let v = verifier(r.path());
+    let src = "# PRD: e\n\n## Task: task-1 — t\n**Effort**: low\n**Depends-on**: []\n\n### Description\nd\n\n\
+               ### Acceptance Criteria\n\
+               - [ ] out [shell: printf '\\033\\1350;pwned\\007\\033\\1332J\\033\\13331mred\\tcol é\\n'; exit 1]\n\
+               - [ ] names [no-grep: needle in *.txt]\n\
+               - [ ] lines [no-grep: title in notes.txt]\n";
+    let prd = zurdo::parse(src).expect("valid");
+    for criterion in &prd.tasks[0].criteria {
+        let result = v.criterion(criterion);
+        assert_eq!(result.verdict, CriterionVerdict::Failed);
+        let shown = zurdo::verify::render::failure("prds/e.md", criterion, &result);
+        assert!(
+            !shown.contains('\x1b') && !shown.contains('\x07'),
+            "{}: {shown:?}",
+            criterion.title
+        );
+        assert!(shown.contains("\\u{1b}"), "{}: {shown}", criterion.title);
+        // The evidence's text holds no raw escape either (it is shown in
+        // retry prompts and reports too); blob paths stay as they are on
+        // disk (they are read again), escaped wherever they are shown.
+        for h in &result.hints {
+            let mut texts = vec![h.evidence.note.clone().unwrap_or_default()];
+            if let Verdict::Fail(reason) = &h.verdict {
+                texts.push(reason.to_string());
+            }
+            for c in [&h.evidence.stdout, &h.evidence.stderr]
+                .into_iter()
+                .flatten()
+            {
+                texts.push(c.text.clone());
+            }
+            assert!(
+                texts
+                    .iter()
+                    .all(|t| !t.contains('\x1b') && !t.contains('\x07')),
+                "{texts:?}"
+            );
+        }
+    }
+    // Honest output keeps its tabs, line feeds and letters as they are.
+    let result = v.check(&hint("[shell: printf 'a\\tb é\\r\\nc\\n']"));
+    assert_eq!(
+        result.evidence.stdout.expect("stdout").text,
+        "a\tb é\r\nc\n"
+    );
+}

@@ -297,3 +297,38 @@ fn a_criterion_s_parent_shows_no_variable_the_allowlist_hides() {
         out.stdout
     );
 }
+
+#[test]
+fn escape_sequences_in_output_reach_the_terminal_escaped() {
+    // `\033\135` is ESC ] (a window title), `\033\133` is ESC [ (colour,
+    // clear screen): written as octal so the hint's brackets stay balanced.
+    let r = scratch(
+        &[
+            "hostile output [shell: printf '\\033\\1350;pwned\\007\\033\\1332J\\033\\13331mred\\n'; exit 1]",
+            "hostile line [no-grep: title in notes.txt]",
+            "honest output [shell: printf 'col1\\tcol2 é\\n'; exit 1]",
+        ],
+        &[("notes.txt", "a \x1b]0;title\x07 here\n")],
+    );
+    let out = verify(r.path(), &[], &[], 30);
+    assert_eq!(out.code, Some(1), "{}{}", out.stdout, out.stderr);
+    assert!(
+        !out.stdout.contains('\x1b') && !out.stdout.contains('\x07'),
+        "{:?}",
+        out.stdout
+    );
+    assert!(
+        out.stdout
+            .contains("| \\u{1b}]0;pwned\\u{7}\\u{1b}[2J\\u{1b}[31mred"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout
+            .contains("a line matches: notes.txt:1: a \\u{1b}]0;title\\u{7} here"),
+        "{}",
+        out.stdout
+    );
+    // Honest output is shown as it was: tabs and letters untouched.
+    assert!(out.stdout.contains("| col1\tcol2 é\n"), "{}", out.stdout);
+}

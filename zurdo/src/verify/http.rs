@@ -96,8 +96,9 @@ fn timed_out(timeout: Duration) -> Reason {
 }
 
 fn failed(error: &ureq::Error) -> Reason {
+    // The message may quote what the server sent.
     Reason::HttpFailed {
-        error: error.to_string(),
+        error: escape_line(&error.to_string()).into_owned(),
     }
 }
 

@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use serde::Serialize;
+use zurdo_base::text::escape_controls;
 
 /// Why a hint did not pass. Every variant is a distinct, typed reason so a
 /// retry prompt, a report or a test can tell them apart.
@@ -235,10 +236,14 @@ const ZURDO_VERSION: &str = concat!(
 );
 
 /// Output captured from a command, kept bounded: the head and the tail with
-/// an elision marker between when it is longer than the bound.
+/// an elision marker between when it is longer than the bound. The text is
+/// safe to show on a terminal: control characters other than line feeds
+/// and tabs are written as escapes (`\u{1b}`), so an escape sequence the
+/// command printed is seen, never obeyed, wherever the evidence is shown
+/// (a failure, a retry prompt, a report).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Captured {
-    /// The kept text (lossy UTF-8).
+    /// The kept text (lossy UTF-8, control characters escaped).
     pub text: String,
     /// The full length in bytes before bounding (everything the command
     /// wrote, also what was never held in memory).
@@ -263,16 +268,17 @@ impl Captured {
     /// bytes of `kept`, with the bytes between counted against `total`.
     pub fn kept(kept: &[u8], total: u64) -> Captured {
         let total_bytes = usize::try_from(total).unwrap_or(usize::MAX);
+        let shown = |bytes: &[u8]| escape_controls(&String::from_utf8_lossy(bytes)).into_owned();
         if kept.len() <= CAPTURE_HEAD + CAPTURE_TAIL && kept.len() == total_bytes {
             return Captured {
-                text: String::from_utf8_lossy(kept).into_owned(),
+                text: shown(kept),
                 total_bytes,
             };
         }
         let head_end = CAPTURE_HEAD.min(kept.len());
         let tail_start = kept.len().saturating_sub(CAPTURE_TAIL).max(head_end);
-        let head = String::from_utf8_lossy(&kept[..head_end]);
-        let tail = String::from_utf8_lossy(&kept[tail_start..]);
+        let head = shown(&kept[..head_end]);
+        let tail = shown(&kept[tail_start..]);
         let elided = total_bytes.saturating_sub(head_end + (kept.len() - tail_start));
         Captured {
             text: format!("{head}\n… [{elided} bytes elided] …\n{tail}"),

@@ -40,8 +40,10 @@ pub fn close(root: &Path, results: &mut [CriterionResult]) -> Vec<String> {
                 .find(|b| current(root, &b.path) != b.id)
                 .map(|b| b.path.clone());
             if let Some(path) = moved {
-                hint.verdict =
-                    Verdict::Fail(Reason::EvidenceChangedDuringVerification { path: path.clone() });
+                hint.verdict = Verdict::Fail(Reason::EvidenceChangedDuringVerification {
+                    // A file name is the agent's to choose: shown escaped.
+                    path: zurdo_base::text::escape_line(&path).into_owned(),
+                });
                 changed.push(path);
             }
         }
