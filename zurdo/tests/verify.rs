@@ -57,6 +57,16 @@ fn hints(line: &str) -> Vec<Hint> {
     }
 }
 
+/// The paths of the files a hint read, in order.
+fn blob_paths(result: &zurdo::verify::HintResult) -> Vec<&str> {
+    result
+        .evidence
+        .blobs
+        .iter()
+        .map(|b| b.path.as_str())
+        .collect()
+}
+
 fn hint(text: &str) -> Hint {
     hints(text).remove(0)
 }
@@ -192,12 +202,7 @@ fn grep_records_the_blobs_it_read() {
     let r = repo(&[("a.txt", "one\n"), ("b.txt", "two\n")]);
     let result = verifier(r.path()).check(&hint("[no-grep: three in *.txt]"));
     assert_eq!(result.verdict, Verdict::Pass);
-    let paths: Vec<&str> = result
-        .evidence
-        .blobs
-        .iter()
-        .map(|b| b.path.as_str())
-        .collect();
+    let paths = blob_paths(&result);
     assert_eq!(paths, ["a.txt", "b.txt"]);
 }
 
@@ -564,17 +569,12 @@ fn a_glob_or_directory_through_a_symlink_out_of_the_repository_reads_nothing_out
     assert_eq!(result.verdict, Verdict::Pass);
     let result = check_within(r.path(), "[no-grep: s3cr3t in **/*]");
     assert_eq!(result.verdict, Verdict::Pass, "{:?}", result.evidence);
-    let note = result.evidence.note.unwrap_or_default();
+    let note = result.evidence.note.clone().unwrap_or_default();
     assert!(
         note.contains("rootlink (a symlink leaving the repository, not followed)"),
         "{note}"
     );
-    let paths: Vec<&str> = result
-        .evidence
-        .blobs
-        .iter()
-        .map(|b| b.path.as_str())
-        .collect();
+    let paths = blob_paths(&result);
     assert_eq!(paths, ["src/a.rs", "src/deep/b.rs"]);
 }
 
@@ -593,12 +593,7 @@ fn a_symlinked_directory_inside_the_repository_is_followed_as_a_start_never_in_a
     // Met during a walk, it is not followed (src/a.rs is found once, by
     // its own path).
     let result = check_within(r.path(), "[grep: needle in **/*.rs]");
-    let paths: Vec<&str> = result
-        .evidence
-        .blobs
-        .iter()
-        .map(|b| b.path.as_str())
-        .collect();
+    let paths = blob_paths(&result);
     assert_eq!(paths, ["src/a.rs"]);
     assert_eq!(
         fail(r.path(), "[grep: needle in docs]"),
@@ -707,12 +702,7 @@ fn ignore_files_keep_their_meaning() {
     ]);
     let result = check_within(r.path(), "[no-grep: needle in **/*]");
     assert_eq!(result.verdict, Verdict::Pass, "{:?}", result.evidence);
-    let paths: Vec<&str> = result
-        .evidence
-        .blobs
-        .iter()
-        .map(|b| b.path.as_str())
-        .collect();
+    let paths = blob_paths(&result);
     assert_eq!(
         paths,
         [

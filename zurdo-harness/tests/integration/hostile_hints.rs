@@ -31,6 +31,22 @@ struct Verified {
     stderr: String,
 }
 
+impl Verified {
+    /// Asserts stdout holds `text`.
+    fn shows(&self, text: &str) {
+        assert!(
+            self.stdout.contains(text),
+            "no {text:?} in:\n{}",
+            self.stdout
+        );
+    }
+
+    /// Asserts stdout does not hold `text`.
+    fn hides(&self, text: &str) {
+        assert!(!self.stdout.contains(text), "{text:?} in:\n{}", self.stdout);
+    }
+}
+
 /// `zurdo verify <args…> prds/p.md` in `root` with `env` added, killed
 /// (and the test failed) when it runs past `secs`: a hang must fail the
 /// test, not hang the suite.
@@ -115,20 +131,18 @@ fn a_symlink_to_the_root_never_lets_a_glob_read_outside_the_repository() {
     let secret = ("ZURDO_HOSTILE_SECRET", "zurdo-hostile-secret-value");
     let out = verify(r.path(), &[], &[secret], 30);
     assert_eq!(out.code, Some(1), "{}{}", out.stdout, out.stderr);
-    assert!(!out.stdout.contains(secret.1), "{}", out.stdout);
-    assert!(!out.stdout.contains("root:x:"), "{}", out.stdout);
-    assert!(out.stdout.contains("FAIL    no env"), "{}", out.stdout);
-    assert!(out.stdout.contains("FAIL    no passwd"), "{}", out.stdout);
-    assert!(
-        out.stdout.contains("path leaves the repository: the glob's directory: `rootlink/proc/self` resolves to /proc/"),
-        "{}",
-        out.stdout
+    out.hides(secret.1);
+    out.hides("root:x:");
+    out.shows("FAIL    no env");
+    out.shows("FAIL    no passwd");
+    out.shows(
+        "path leaves the repository: the glob's directory: `rootlink/proc/self` resolves to /proc/",
     );
     // The honest criteria pass, the symlink named as passed over.
-    assert!(out.stdout.contains("PASS    honest "), "{}", out.stdout);
-    assert!(out.stdout.contains("PASS    honest walk"), "{}", out.stdout);
+    out.shows("PASS    honest ");
+    out.shows("PASS    honest walk");
     let json = verify(r.path(), &["--format", "json"], &[secret], 30);
-    assert!(!json.stdout.contains(secret.1), "{}", json.stdout);
+    json.hides(secret.1);
     let all = criteria(&json);
     assert_eq!(all[0]["hints"][0]["reason"], "path_escapes");
     assert!(
@@ -236,36 +250,13 @@ fn output_without_end_is_held_bounded_and_said_to_be_cut() {
     );
     let out = verify(r.path(), &[], &[], 60);
     assert_eq!(out.code, Some(1), "{}{}", out.stdout, out.stderr);
-    assert!(
-        out.stdout
-            .contains("[shell: yes] failed: timed out after 3s"),
-        "{}",
-        out.stdout
-    );
-    assert!(
-        out.stdout.contains("stdout (last 20 lines; ")
-            && out.stdout.contains(" bytes in all, the middle cut)"),
-        "{}",
-        out.stdout
-    );
-    assert!(
-        out.stdout
-            .contains("[shell: seq 1 300000; exit 3] failed: exited with code 3"),
-        "{}",
-        out.stdout
-    );
-    assert!(
-        out.stdout
-            .contains("stdout (last 20 lines; 1988895 bytes in all, the middle cut)"),
-        "{}",
-        out.stdout
-    );
-    assert!(out.stdout.contains("| 300000\n"), "{}", out.stdout);
-    assert!(
-        out.stdout.contains("PASS    long and honest"),
-        "{}",
-        out.stdout
-    );
+    out.shows("[shell: yes] failed: timed out after 3s");
+    out.shows("stdout (last 20 lines; ");
+    out.shows(" bytes in all, the middle cut)");
+    out.shows("[shell: seq 1 300000; exit 3] failed: exited with code 3");
+    out.shows("stdout (last 20 lines; 1988895 bytes in all, the middle cut)");
+    out.shows("| 300000\n");
+    out.shows("PASS    long and honest");
 }
 
 #[test]
@@ -281,21 +272,13 @@ fn a_criterion_s_parent_shows_no_variable_the_allowlist_hides() {
     let secret = ("ZURDO_HOSTILE_PARENT_SECRET", "parent-secret-value");
     let out = verify(r.path(), &[], &[secret], 30);
     assert_eq!(out.code, Some(1), "{}{}", out.stdout, out.stderr);
-    assert!(!out.stdout.contains(secret.1), "{}", out.stdout);
-    assert!(!out.stdout.contains(secret.0), "{}", out.stdout);
+    out.hides(secret.1);
+    out.hides(secret.0);
     // The first criterion failed on purpose, showing the parent's
     // (allowlisted) environment; the others pass.
-    assert!(out.stdout.contains("| ZURDO_VERIFY=1"), "{}", out.stdout);
-    assert!(
-        out.stdout.contains("PASS    parent env searched"),
-        "{}",
-        out.stdout
-    );
-    assert!(
-        out.stdout.contains("PASS    honest parent"),
-        "{}",
-        out.stdout
-    );
+    out.shows("| ZURDO_VERIFY=1");
+    out.shows("PASS    parent env searched");
+    out.shows("PASS    honest parent");
 }
 
 #[test]
@@ -312,23 +295,10 @@ fn escape_sequences_in_output_reach_the_terminal_escaped() {
     );
     let out = verify(r.path(), &[], &[], 30);
     assert_eq!(out.code, Some(1), "{}{}", out.stdout, out.stderr);
-    assert!(
-        !out.stdout.contains('\x1b') && !out.stdout.contains('\x07'),
-        "{:?}",
-        out.stdout
-    );
-    assert!(
-        out.stdout
-            .contains("| \\u{1b}]0;pwned\\u{7}\\u{1b}[2J\\u{1b}[31mred"),
-        "{}",
-        out.stdout
-    );
-    assert!(
-        out.stdout
-            .contains("a line matches: notes.txt:1: a \\u{1b}]0;title\\u{7} here"),
-        "{}",
-        out.stdout
-    );
+    out.hides("\x1b");
+    out.hides("\x07");
+    out.shows("| \\u{1b}]0;pwned\\u{7}\\u{1b}[2J\\u{1b}[31mred");
+    out.shows("a line matches: notes.txt:1: a \\u{1b}]0;title\\u{7} here");
     // Honest output is shown as it was: tabs and letters untouched.
-    assert!(out.stdout.contains("| col1\tcol2 é\n"), "{}", out.stdout);
+    out.shows("| col1\tcol2 é\n");
 }

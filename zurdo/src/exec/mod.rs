@@ -390,18 +390,8 @@ mod tests {
 
     #[test]
     fn the_thread_fallback_captures_output_and_exit() {
-        let child = shell("echo out; echo err >&2; exit 3")
-            .process_group(0)
-            .spawn()
-            .expect("spawn");
-        let finished = run_threaded(
-            child,
-            Instant::now(),
-            Duration::from_secs(10),
-            Keep::CRITERION,
-            &mut |_, _| {},
-        )
-        .expect("run");
+        let script = "echo out; echo err >&2; exit 3";
+        let (finished, _) = bounded(script, true, Keep::CRITERION, Duration::from_secs(10));
         assert_eq!(finished.ending, Ending::Exited(3));
         assert_eq!(finished.stdout, b"out\n");
         assert_eq!(finished.stderr, b"err\n");
@@ -410,15 +400,12 @@ mod tests {
     #[test]
     fn the_thread_fallback_kills_at_the_deadline() {
         let started = Instant::now();
-        let child = shell("sleep 30").process_group(0).spawn().expect("spawn");
-        let finished = run_threaded(
-            child,
-            Instant::now(),
-            Duration::from_millis(200),
+        let (finished, _) = bounded(
+            "sleep 30",
+            true,
             Keep::CRITERION,
-            &mut |_, _| {},
-        )
-        .expect("run");
+            Duration::from_millis(200),
+        );
         assert_eq!(finished.ending, Ending::TimedOut);
         assert!(started.elapsed() < Duration::from_secs(5));
     }
