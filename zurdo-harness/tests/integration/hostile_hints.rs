@@ -302,3 +302,48 @@ fn escape_sequences_in_output_reach_the_terminal_escaped() {
     // Honest output is shown as it was: tabs and letters untouched.
     out.shows("| col1\tcol2 é\n");
 }
+
+#[test]
+fn an_allowlist_entry_that_admits_everything_is_refused_and_prefixes_keep_secrets_out() {
+    let criteria = [
+        "mode passes [shell: test \"$APP_MODE\" = on]",
+        "session stays out [shell: test -z \"$APP_SESSION\" && test -z \"$APP_COOKIE\" && test -z \"$APP_PRIVATE\"]",
+    ];
+    let env = [
+        ("APP_MODE", "on"),
+        ("APP_SESSION", "s"),
+        ("APP_COOKIE", "c"),
+        ("APP_PRIVATE", "p"),
+    ];
+    // Honest: a prefix entry passes the honest name, never a secret one.
+    let r = scratch(
+        &criteria,
+        &[(
+            ".zurdo/config.toml",
+            "[verification]\nenv_allowlist = [\"APP_*\"]\n",
+        )],
+    );
+    let out = verify(r.path(), &[], &env, 30);
+    assert_eq!(out.code, Some(0), "{}{}", out.stdout, out.stderr);
+    // `*` would admit everything: an error at config load naming it.
+    for (entry, says) in [
+        ("*", "would pass every variable to [shell:] hints"),
+        ("A*", "would pass every variable whose name starts with `A`"),
+    ] {
+        std::fs::write(
+            r.path().join(".zurdo/config.toml"),
+            format!("[verification]\nenv_allowlist = [\"DATABASE_URL\", \"{entry}\"]\n"),
+        )
+        .expect("config");
+        let out = verify(r.path(), &[], &env, 30);
+        assert_eq!(out.code, Some(2), "{}{}", out.stdout, out.stderr);
+        assert!(
+            out.stderr.contains(&format!(
+                ".zurdo/config.toml: [verification] env_allowlist entry \"{entry}\" {says}"
+            )),
+            "{}",
+            out.stderr
+        );
+        assert!(out.stderr.contains("(APP_*)"), "{}", out.stderr);
+    }
+}

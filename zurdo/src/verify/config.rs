@@ -141,6 +141,7 @@ impl VerificationConfig {
                 v.clean_room
             ));
         }
+        super::env::check_allowlist(&v.env_allowlist)?;
         v.standing_rules()?;
         Ok(v)
     }
