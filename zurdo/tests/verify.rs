@@ -836,6 +836,10 @@ fn output_without_end_is_held_bounded_and_its_size_recorded() {
     let out = result.evidence.stdout.expect("stdout");
     assert!(out.total_bytes > 4 << 20, "{}", out.total_bytes);
     assert!(out.is_cut() && out.text.len() < 16 * 1024);
+    assert_eq!(
+        out.cut_note(),
+        Some(format!("{} bytes in all, the middle cut", out.total_bytes))
+    );
     assert!(out.text.starts_with("y\ny\n") && out.text.contains("bytes elided"));
 }
 

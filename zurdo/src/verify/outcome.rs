@@ -292,6 +292,13 @@ impl Captured {
         self.total_bytes > CAPTURE_HEAD + CAPTURE_TAIL
     }
 
+    /// `1988895 bytes in all, the middle cut` when the middle was cut, for
+    /// a heading over the text shown (a failure, a retry prompt).
+    pub fn cut_note(&self) -> Option<String> {
+        self.is_cut()
+            .then(|| format!("{} bytes in all, the middle cut", self.total_bytes))
+    }
+
     /// The last `lines` lines of the kept text.
     pub fn tail_lines(&self, lines: usize) -> &str {
         let text = self.text.trim_end();

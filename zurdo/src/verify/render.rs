@@ -65,11 +65,8 @@ fn tail(out: &mut String, name: &str, captured: &Captured) {
     }
     let shown = text.lines().count();
     let total = captured.text.trim_end().lines().count();
-    let label = if captured.is_cut() {
-        format!(
-            "{name} (last {shown} lines; {} bytes in all, the middle cut)",
-            captured.total_bytes
-        )
+    let label = if let Some(cut) = captured.cut_note() {
+        format!("{name} (last {shown} lines; {cut})")
     } else if shown < total {
         format!("{name} (last {shown} lines)")
     } else {
