@@ -57,6 +57,16 @@ fn hints(line: &str) -> Vec<Hint> {
     }
 }
 
+/// The paths of the files a hint read, in order.
+fn blob_paths(result: &zurdo::verify::HintResult) -> Vec<&str> {
+    result
+        .evidence
+        .blobs
+        .iter()
+        .map(|b| b.path.as_str())
+        .collect()
+}
+
 fn hint(text: &str) -> Hint {
     hints(text).remove(0)
 }
@@ -192,12 +202,7 @@ fn grep_records_the_blobs_it_read() {
     let r = repo(&[("a.txt", "one\n"), ("b.txt", "two\n")]);
     let result = verifier(r.path()).check(&hint("[no-grep: three in *.txt]"));
     assert_eq!(result.verdict, Verdict::Pass);
-    let paths: Vec<&str> = result
-        .evidence
-        .blobs
-        .iter()
-        .map(|b| b.path.as_str())
-        .collect();
+    let paths = blob_paths(&result);
     assert_eq!(paths, ["a.txt", "b.txt"]);
 }
 
@@ -495,4 +500,528 @@ fn a_regex_too_large_to_build_is_its_own_reason() {
         Reason::BadRegex { error } => assert!(error.contains("size limit"), "{error}"),
         other => panic!("{other:?}"),
     }
+}
+
+// ---------------------------------------------------------------------------
+// Hostile trees: what an agent can plant in the repository (symlinks out of
+// it, FIFOs, endless devices, huge files) never makes a hint read outside
+// the repository, hang or exhaust memory; each guard beside honest work.
+
+/// Runs `f` on another thread, failing the test if it takes over `secs`
+/// (a hang would otherwise hang the test run).
+fn within<T: Send + 'static>(secs: u64, f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    match rx.recv_timeout(Duration::from_secs(secs)) {
+        Ok(value) => value,
+        Err(_) => panic!("still running after {secs}s: it hangs"),
+    }
+}
+
+fn mkfifo(path: &Path) {
+    let ok = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(ok, "mkfifo {}", path.display());
+}
+
+/// The check of `text` in `root`, bounded in time.
+fn check_within(root: &Path, text: &str) -> zurdo::verify::HintResult {
+    let v = verifier(root);
+    let h = hint(text);
+    within(10, move || v.check(&h))
+}
+
+#[test]
+fn a_glob_or_directory_through_a_symlink_out_of_the_repository_reads_nothing_outside() {
+    std::env::set_var("ZURDO_TEST_GLOB_SECRET", "s3cr3t-from-the-environment");
+    let r = repo(&[
+        ("src/a.rs", "PATH honest\n"),
+        ("src/deep/b.rs", "fn b() {}\n"),
+    ]);
+    std::os::unix::fs::symlink("/", r.path().join("rootlink")).expect("symlink");
+    for text in [
+        "[no-grep: PATH in rootlink/proc/self/env*]",
+        "[grep: PATH in rootlink/proc/self/env*]",
+        "[no-grep: root in rootlink/etc/*]",
+        "[no-grep: root in rootlink/etc]",
+        "[grep: root in rootlink/etc/**/passwd]",
+    ] {
+        let result = check_within(r.path(), text);
+        let shown = format!("{:?} {:?}", result.verdict, result.evidence);
+        assert!(
+            matches!(result.verdict, Verdict::Fail(Reason::PathEscapes { .. })),
+            "{text}: {shown}"
+        );
+        assert!(
+            !shown.contains("s3cr3t")
+                && !shown.contains("root:x:")
+                && result.evidence.blobs.is_empty(),
+            "{text} read outside the repository: {shown}"
+        );
+    }
+    // The same hints over the repository's own files work, the symlink
+    // passed over (not followed) and named.
+    let result = check_within(r.path(), "[grep: PATH in **/*.rs]");
+    assert_eq!(result.verdict, Verdict::Pass);
+    let result = check_within(r.path(), "[no-grep: s3cr3t in **/*]");
+    assert_eq!(result.verdict, Verdict::Pass, "{:?}", result.evidence);
+    let note = result.evidence.note.clone().unwrap_or_default();
+    assert!(
+        note.contains("rootlink (a symlink leaving the repository, not followed)"),
+        "{note}"
+    );
+    let paths = blob_paths(&result);
+    assert_eq!(paths, ["src/a.rs", "src/deep/b.rs"]);
+}
+
+#[test]
+fn a_symlinked_directory_inside_the_repository_is_followed_as_a_start_never_in_a_walk() {
+    let r = repo(&[("src/a.rs", "needle\n"), ("docs/x.md", "hay\n")]);
+    std::os::unix::fs::symlink("src", r.path().join("code")).expect("symlink");
+    std::os::unix::fs::symlink("../src", r.path().join("docs/code")).expect("symlink");
+    // As the start of a walk (a directory target, a glob's directory) it is
+    // resolved, and files are shown under the path as written.
+    for text in ["[grep: needle in code]", "[grep: needle in code/*.rs]"] {
+        let result = check_within(r.path(), text);
+        assert_eq!(result.verdict, Verdict::Pass, "{text}");
+        assert_eq!(result.evidence.blobs[0].path, "code/a.rs", "{text}");
+    }
+    // Met during a walk, it is not followed (src/a.rs is found once, by
+    // its own path).
+    let result = check_within(r.path(), "[grep: needle in **/*.rs]");
+    let paths = blob_paths(&result);
+    assert_eq!(paths, ["src/a.rs"]);
+    assert_eq!(
+        fail(r.path(), "[grep: needle in docs]"),
+        Reason::NoMatch,
+        "docs/code is not followed"
+    );
+}
+
+#[test]
+fn fifos_are_refused_or_passed_over_never_waited_on() {
+    let r = repo(&[("src/a.rs", "fn a() {}\n")]);
+    mkfifo(&r.path().join("pipe.txt"));
+    mkfifo(&r.path().join("src/pipe.rs"));
+    // A literal FIFO: a typed failure, at once.
+    let result = check_within(r.path(), "[grep: x in pipe.txt]");
+    assert_eq!(
+        result.verdict,
+        Verdict::Fail(Reason::NotRegular {
+            path: "pipe.txt".into(),
+            kind: "a FIFO".into()
+        })
+    );
+    assert!(matches!(
+        check_within(r.path(), "[no-grep: x in pipe.txt]").verdict,
+        Verdict::Fail(Reason::NotRegular { .. })
+    ));
+    // [file-exists:] on a FIFO: it exists; it is not opened.
+    let result = check_within(r.path(), "[file-exists: pipe.txt]");
+    assert_eq!(result.verdict, Verdict::Pass);
+    assert!(result.evidence.blobs.is_empty());
+    assert_eq!(
+        result.evidence.note.as_deref(),
+        Some("pipe.txt exists (a FIFO; not a regular file, so it is not read)")
+    );
+    assert_eq!(
+        check_within(r.path(), "[file-absent: pipe.txt]").verdict,
+        Verdict::Fail(Reason::Present)
+    );
+    // A glob that matches one passes it over and says so; the regular
+    // files beside it are searched.
+    let result = check_within(r.path(), "[grep: fn a in src/*.rs]");
+    assert_eq!(result.verdict, Verdict::Pass);
+    assert!(
+        result
+            .evidence
+            .note
+            .as_deref()
+            .is_some_and(|n| n.contains("src/pipe.rs (a FIFO, not read)")),
+        "{:?}",
+        result.evidence.note
+    );
+    // Through a symlink inside the repository, still a FIFO.
+    std::os::unix::fs::symlink("pipe.txt", r.path().join("alias")).expect("symlink");
+    assert!(matches!(
+        check_within(r.path(), "[grep: x in alias]").verdict,
+        Verdict::Fail(Reason::NotRegular { .. })
+    ));
+}
+
+#[test]
+fn an_ignore_file_that_is_a_fifo_or_leads_outside_fails_the_walk_instead_of_hanging() {
+    let r = repo(&[("src/a.rs", "fn a() {}\n"), (".gitignore", "target/\n")]);
+    // Honest: a regular .gitignore is honoured.
+    assert_eq!(
+        check_within(r.path(), "[grep: fn in src/**/*.rs]").verdict,
+        Verdict::Pass
+    );
+    mkfifo(&r.path().join("src/.gitignore"));
+    let result = check_within(r.path(), "[grep: fn in src/**/*.rs]");
+    assert_eq!(
+        result.verdict,
+        Verdict::Fail(Reason::NotRegular {
+            path: "src/.gitignore".into(),
+            kind: "a FIFO".into()
+        })
+    );
+    std::fs::remove_file(r.path().join("src/.gitignore")).expect("rm");
+    std::os::unix::fs::symlink("/dev/zero", r.path().join("src/.ignore")).expect("symlink");
+    assert!(matches!(
+        check_within(r.path(), "[no-grep: x in src]").verdict,
+        Verdict::Fail(Reason::PathEscapes { .. })
+    ));
+    std::fs::remove_file(r.path().join("src/.ignore")).expect("rm");
+    std::fs::create_dir_all(r.path().join(".git/info")).expect("mkdir");
+    mkfifo(&r.path().join(".git/info/exclude"));
+    assert!(matches!(
+        check_within(r.path(), "[no-grep: x in **/*.rs]").verdict,
+        Verdict::Fail(Reason::NotRegular { .. })
+    ));
+}
+
+#[test]
+fn ignore_files_keep_their_meaning() {
+    let r = repo(&[
+        (".gitignore", "*.log\nbuild/\n!keep.log\n"),
+        ("a.log", "needle\n"),
+        ("keep.log", "kept\n"),
+        ("build/x.txt", "needle\n"),
+        ("sub/.gitignore", "local.txt\n"),
+        ("sub/local.txt", "needle\n"),
+        ("sub/other.txt", "other\n"),
+        ("sub/.ignore", "!a.log\n"),
+        ("sub/a.log", "reincluded\n"),
+        ("excluded.txt", "needle\n"),
+        (".git/info/exclude", "excluded.txt\n"),
+    ]);
+    let result = check_within(r.path(), "[no-grep: needle in **/*]");
+    assert_eq!(result.verdict, Verdict::Pass, "{:?}", result.evidence);
+    let paths = blob_paths(&result);
+    assert_eq!(
+        paths,
+        [
+            ".gitignore",
+            "keep.log",
+            "sub/.gitignore",
+            "sub/.ignore",
+            "sub/a.log",
+            "sub/other.txt"
+        ]
+    );
+    // A walk that starts below the root still honours the root's rules.
+    let result = check_within(r.path(), "[no-grep: needle in sub]");
+    assert_eq!(result.verdict, Verdict::Pass, "{:?}", result.evidence);
+}
+
+#[test]
+fn endless_devices_and_huge_files_are_never_read_whole() {
+    let r = repo(&[("small.txt", "needle\n")]);
+    std::os::unix::fs::symlink("/dev/zero", r.path().join("zero")).expect("symlink");
+    for text in [
+        "[grep: x in zero]",
+        "[file-exists: zero]",
+        "[no-grep: x in zero]",
+    ] {
+        assert!(
+            matches!(
+                check_within(r.path(), text).verdict,
+                Verdict::Fail(Reason::PathEscapes { .. })
+            ),
+            "{text}"
+        );
+    }
+    // A file over the read limit (sparse: no disk is used).
+    let big = std::fs::File::create(r.path().join("big.bin")).expect("create");
+    big.set_len(zurdo::verify::files::READ_LIMIT + 1)
+        .expect("grow");
+    drop(big);
+    let result = check_within(r.path(), "[no-grep: needle in *]");
+    assert_eq!(
+        result.verdict,
+        Verdict::Fail(Reason::TooLarge {
+            path: "big.bin".into(),
+            size: zurdo::verify::files::READ_LIMIT + 1,
+            limit: zurdo::verify::files::READ_LIMIT,
+        })
+    );
+    // It exists all the same (unhashed, and says so).
+    let result = check_within(r.path(), "[file-exists: big.bin]");
+    assert_eq!(result.verdict, Verdict::Pass);
+    assert!(result.evidence.blobs.is_empty());
+    assert!(
+        result
+            .evidence
+            .note
+            .as_deref()
+            .is_some_and(|n| n.contains("not hashed")),
+        "{:?}",
+        result.evidence.note
+    );
+    // Honest files beside it are read.
+    assert_eq!(
+        check_within(r.path(), "[grep: needle in small.txt]").verdict,
+        Verdict::Pass
+    );
+}
+
+#[test]
+fn the_verification_window_does_not_wait_on_a_fifo_swapped_in() {
+    let r = repo(&[("a.txt", "ok\n")]);
+    let v = verifier(r.path());
+    let criterion = zurdo::model::Criterion {
+        title: "ok".into(),
+        line: 1,
+        hints: hints("[grep: ok in a.txt]"),
+        proves: Vec::new(),
+    };
+    let mut results = vec![v.criterion(&criterion)];
+    assert_eq!(results[0].verdict, CriterionVerdict::Passed);
+    std::fs::remove_file(r.path().join("a.txt")).expect("rm");
+    mkfifo(&r.path().join("a.txt"));
+    let root = v.root().to_path_buf();
+    let (changed, results) = within(10, move || {
+        let changed = zurdo::verify::window::close(&root, &mut results);
+        (changed, results)
+    });
+    assert_eq!(changed, ["a.txt"]);
+    assert_eq!(results[0].verdict, CriterionVerdict::Failed);
+}
+
+#[test]
+fn a_config_that_is_a_fifo_is_an_error_naming_it_not_a_hang() {
+    let r = repo(&[]);
+    std::fs::create_dir(r.path().join(".zurdo")).expect("mkdir");
+    mkfifo(&r.path().join(".zurdo/config.toml"));
+    let root = r.path().to_path_buf();
+    let e = within(10, move || VerificationConfig::load(&root)).expect_err("a FIFO");
+    let text = e.to_string();
+    assert!(
+        text.contains(".zurdo/config.toml: cannot read: not a regular file (a FIFO)"),
+        "{text}"
+    );
+    // Honest: a regular config loads.
+    std::fs::remove_file(r.path().join(".zurdo/config.toml")).expect("rm");
+    std::fs::write(
+        r.path().join(".zurdo/config.toml"),
+        "[verification]\ncriterion_seconds = 5\n",
+    )
+    .expect("write");
+    assert_eq!(
+        VerificationConfig::load(r.path())
+            .expect("loads")
+            .criterion_seconds,
+        5
+    );
+}
+
+#[test]
+fn output_without_end_is_held_bounded_and_its_size_recorded() {
+    let r = repo(&[]);
+    let config = VerificationConfig {
+        criterion_seconds: 2,
+        ..Default::default()
+    };
+    let v = verifier_with(r.path(), config);
+    let result = within(20, move || v.check(&hint("[shell: yes]")));
+    assert_eq!(
+        result.verdict,
+        Verdict::Fail(Reason::Timeout { seconds: 2 })
+    );
+    let out = result.evidence.stdout.expect("stdout");
+    assert!(out.total_bytes > 4 << 20, "{}", out.total_bytes);
+    assert!(out.is_cut() && out.text.len() < 16 * 1024);
+    assert_eq!(
+        out.cut_note(),
+        Some(format!("{} bytes in all, the middle cut", out.total_bytes))
+    );
+    assert!(out.text.starts_with("y\ny\n") && out.text.contains("bytes elided"));
+}
+
+#[test]
+fn zero_tests_in_the_cut_middle_of_a_long_output_are_still_seen() {
+    let r = repo(&[]);
+    // `running 0 tests` between two megabytes-long stretches of output:
+    // far from both ends the evidence keeps.
+    let middle = "[shell: seq 1 400000; printf 'running 0 tests\\n'; seq 1 400000 >&2; seq 1 400000 # cargo test]";
+    let result = check_within(r.path(), middle);
+    assert_eq!(
+        result.verdict,
+        Verdict::Fail(Reason::ZeroTests {
+            runner: "cargo test".into()
+        })
+    );
+    let out = result.evidence.stdout.expect("stdout");
+    assert!(out.is_cut() && !out.text.contains("running 0 tests"));
+    // Honest: the same output with tests that ran passes.
+    let honest = middle.replace("running 0 tests", "running 4 tests");
+    assert_eq!(check_within(r.path(), &honest).verdict, Verdict::Pass);
+}
+
+#[test]
+fn a_criterion_s_parent_holds_only_the_allowlisted_environment() {
+    std::env::set_var("ZURDO_TEST_PARENT_SECRET", "parent-s3cret");
+    let r = repo(&[]);
+    let result = verifier(r.path()).check(&hint("[shell: tr '\\0' '\\n' < /proc/$PPID/environ]"));
+    assert_eq!(result.verdict, Verdict::Pass, "{:?}", result.evidence);
+    let env = result.evidence.stdout.expect("stdout").text;
+    assert!(
+        !env.contains("parent-s3cret") && !env.contains("ZURDO_TEST_PARENT_SECRET"),
+        "{env}"
+    );
+    // Honest: the parent is there and holds the allowlisted environment.
+    assert!(
+        env.contains("ZURDO_VERIFY=1") && env.contains("PATH="),
+        "{env}"
+    );
+}
+
+#[test]
+fn the_launcher_reports_the_command_s_own_ending() {
+    let r = repo(&[]);
+    let v = verifier(r.path());
+    assert_eq!(
+        v.check(&hint("[shell: kill -KILL $$]")).verdict,
+        Verdict::Fail(Reason::Signaled { signal: 9 })
+    );
+    assert_eq!(
+        v.check(&hint("[shell: sh -c 'kill -SEGV $$']")).verdict,
+        Verdict::Fail(Reason::Signaled { signal: 11 }),
+        "the last command's signal, as sh reports it"
+    );
+    assert_eq!(
+        v.check(&hint("[shell: exit 3]")).verdict,
+        Verdict::Fail(Reason::ExitCode { code: 3 })
+    );
+    // 128 + SIGSTOP: never raised (the launcher would stop, not end).
+    let root = r.path().to_path_buf();
+    let stop = within(10, move || {
+        verifier(&root).check(&hint("[shell: exit 147]"))
+    });
+    assert_eq!(stop.verdict, Verdict::Fail(Reason::ExitCode { code: 147 }));
+    assert!(
+        !r.path().join("core").exists(),
+        "no core file from the launcher"
+    );
+}
+
+/// Run by `same_user_processes_cannot_read_a_protected_zurdo` as another
+/// user: checks a criterion reading its grandparent's (this process's)
+/// environment, after protecting it when `ZURDO_PROTECT_HELPER=protect`.
+#[test]
+#[ignore = "a helper: run by same_user_processes_cannot_read_a_protected_zurdo"]
+fn protected_environment_helper() {
+    let Ok(mode) = std::env::var("ZURDO_PROTECT_HELPER") else {
+        return;
+    };
+    if mode == "protect" {
+        assert!(zurdo::exec::protect_own_environment());
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::create_dir(dir.path().join(".git")).expect("repo marker");
+    let result = verifier(dir.path()).check(&hint(
+        "[shell: gp=$(cut -d' ' -f4 /proc/$PPID/stat); tr '\\0' '\\n' < /proc/$gp/environ]",
+    ));
+    let text = |c: Option<zurdo::verify::Captured>| c.map(|c| c.text).unwrap_or_default();
+    println!(
+        "stdout: {}\nstderr: {}",
+        text(result.evidence.stdout),
+        text(result.evidence.stderr)
+    );
+}
+
+#[test]
+fn same_user_processes_cannot_read_a_protected_zurdo() {
+    // Needs two processes of one unprivileged user: as root, setpriv makes
+    // them; otherwise there is no other user to become, and this is skipped.
+    // SAFETY: geteuid(2) takes no arguments and cannot fail.
+    let root = unsafe { libc::geteuid() } == 0;
+    let setpriv = Path::new("/usr/bin/setpriv");
+    if !root || !setpriv.exists() {
+        eprintln!("skipped: needs root and setpriv to run the check as another user");
+        return;
+    }
+    let exe = std::env::current_exe().expect("this test binary");
+    for (mode, readable) in [("plain", true), ("protect", false)] {
+        let out = std::process::Command::new(setpriv)
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+            .arg(&exe)
+            .args([
+                "--exact",
+                "protected_environment_helper",
+                "--ignored",
+                "--nocapture",
+            ])
+            .env("ZURDO_PROTECT_HELPER", mode)
+            .env("ZURDO_TEST_GRANDPARENT_SECRET", "grandparent-s3cret")
+            .output()
+            .expect("setpriv runs");
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(text.contains("stdout: "), "{mode}: the helper ran: {text}");
+        assert_eq!(
+            text.contains("grandparent-s3cret"),
+            readable,
+            "{mode}: {text}"
+        );
+    }
+}
+
+#[test]
+fn escape_sequences_are_shown_escaped_never_raw() {
+    let r = repo(&[("notes.txt", "line with \x1b]0;pwned\x07 title\n")]);
+    std::fs::write(r.path().join("evil-\x1b[2J.txt"), "needle\n").expect("write");
+    let v = verifier(r.path());
+    let src = "# PRD: e\n\n## Task: task-1 — t\n**Effort**: low\n**Depends-on**: []\n\n### Description\nd\n\n\
+               ### Acceptance Criteria\n\
+               - [ ] out [shell: printf '\\033\\1350;pwned\\007\\033\\1332J\\033\\13331mred\\tcol é\\n'; exit 1]\n\
+               - [ ] names [no-grep: needle in *.txt]\n\
+               - [ ] lines [no-grep: title in notes.txt]\n";
+    let prd = zurdo::parse(src).expect("valid");
+    for criterion in &prd.tasks[0].criteria {
+        let result = v.criterion(criterion);
+        assert_eq!(result.verdict, CriterionVerdict::Failed);
+        let shown = zurdo::verify::render::failure("prds/e.md", criterion, &result);
+        assert!(
+            !shown.contains('\x1b') && !shown.contains('\x07'),
+            "{}: {shown:?}",
+            criterion.title
+        );
+        assert!(shown.contains("\\u{1b}"), "{}: {shown}", criterion.title);
+        // The evidence's text holds no raw escape either (it is shown in
+        // retry prompts and reports too); blob paths stay as they are on
+        // disk (they are read again), escaped wherever they are shown.
+        for h in &result.hints {
+            let mut texts = vec![h.evidence.note.clone().unwrap_or_default()];
+            if let Verdict::Fail(reason) = &h.verdict {
+                texts.push(reason.to_string());
+            }
+            for c in [&h.evidence.stdout, &h.evidence.stderr]
+                .into_iter()
+                .flatten()
+            {
+                texts.push(c.text.clone());
+            }
+            assert!(
+                texts
+                    .iter()
+                    .all(|t| !t.contains('\x1b') && !t.contains('\x07')),
+                "{texts:?}"
+            );
+        }
+    }
+    // Honest output keeps its tabs, line feeds and letters as they are.
+    let result = v.check(&hint("[shell: printf 'a\\tb é\\r\\nc\\n']"));
+    assert_eq!(
+        result.evidence.stdout.expect("stdout").text,
+        "a\tb é\r\nc\n"
+    );
 }

@@ -8,6 +8,7 @@ mod common;
 mod baseline;
 mod baselines;
 mod frozen;
+mod hostile_hints;
 mod hostile_state;
 mod interrupt;
 mod live_output;

@@ -92,8 +92,9 @@ impl ReadError {
     }
 }
 
-/// What a path is, in words, from its metadata.
-fn kind_of(meta: &std::fs::Metadata) -> &'static str {
+/// What a path that is not a regular file is, in words, from its metadata
+/// (`a FIFO`, `a directory`, …).
+pub fn kind_of(meta: &std::fs::Metadata) -> &'static str {
     use std::os::unix::fs::FileTypeExt;
     let t = meta.file_type();
     if t.is_dir() {
@@ -106,6 +107,8 @@ fn kind_of(meta: &std::fs::Metadata) -> &'static str {
         "a block device"
     } else if t.is_socket() {
         "a socket"
+    } else if t.is_symlink() {
+        "a symlink"
     } else {
         "not a file"
     }

@@ -1,5 +1,5 @@
 //! Text cut to a budget without splitting a character, and cleaned for one
-//! line of a terminal or a report.
+//! line of a terminal or a report, or made safe to show on a terminal.
 
 use std::borrow::Cow;
 
@@ -120,6 +120,59 @@ pub fn strip_ansi(line: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// True for a character a terminal or a text viewer may obey rather than
+/// show: a control character (C0, DEL, C1) or a bidirectional formatting
+/// character (which can reorder what a reader sees).
+fn unsafe_to_show(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{61c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
+        )
+}
+
+fn escape(text: &str, keep_lines: bool) -> Cow<'_, str> {
+    let bytes = text.as_bytes();
+    let escaped = |at: usize, c: char| {
+        let kept = keep_lines
+            && (c == '\n' || c == '\t' || (c == '\r' && bytes.get(at + 1) == Some(&b'\n')));
+        unsafe_to_show(c) && !kept
+    };
+    let Some(first) = text
+        .char_indices()
+        .find(|&(at, c)| escaped(at, c))
+        .map(|(at, _)| at)
+    else {
+        return Cow::Borrowed(text);
+    };
+    let mut out = String::with_capacity(text.len() + 16);
+    out.push_str(&text[..first]);
+    for (at, c) in text[first..].char_indices() {
+        if escaped(first + at, c) {
+            out.extend(c.escape_debug());
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// `text` safe to show on a terminal, lines kept: every control character
+/// but a line feed and a tab (ESC, BEL, a carriage return not before a
+/// line feed, DEL, the C1 controls) and every bidirectional formatting
+/// character is written as its Rust escape (`\u{1b}`, `\r`), so escape
+/// sequences in text zurdo shows (a command's output, a file's line, a file
+/// name) are seen, never obeyed. Borrowed when there is nothing to escape.
+pub fn escape_controls(text: &str) -> Cow<'_, str> {
+    escape(text, true)
+}
+
+/// Like [`escape_controls`], for text shown on one line: line feeds and
+/// tabs are escaped too (`\n`, `\t`).
+pub fn escape_line(text: &str) -> Cow<'_, str> {
+    escape(text, false)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -160,5 +213,25 @@ mod tests {
         assert_eq!(strip_ansi("\x1b[1;31merror\x1b[0m: x"), "error: x");
         assert_eq!(strip_ansi("\x1b]0;title\x07ok"), "ok");
         assert_eq!(strip_ansi("\x1b]8;;http://x\x1b\\link"), "link");
+    }
+
+    #[test]
+    fn controls_are_escaped_not_obeyed() {
+        assert!(matches!(
+            escape_controls("plain\ttext\r\nok\n"),
+            Cow::Borrowed(_)
+        ));
+        assert_eq!(
+            escape_controls("\x1b]0;pwned\x07red \x1b[31mx\x1b[0m\n"),
+            "\\u{1b}]0;pwned\\u{7}red \\u{1b}[31mx\\u{1b}[0m\n"
+        );
+        assert_eq!(
+            escape_controls("a\rb\u{9b}2J\u{7f}"),
+            "a\\rb\\u{9b}2J\\u{7f}"
+        );
+        assert_eq!(escape_controls("abc\u{202e}fed"), "abc\\u{202e}fed");
+        assert_eq!(escape_controls("añ€\x1b"), "añ€\\u{1b}");
+        assert_eq!(escape_line("a\tb\nc\x1b"), "a\\tb\\nc\\u{1b}");
+        assert!(matches!(escape_line("one line: é"), Cow::Borrowed(_)));
     }
 }

@@ -1,16 +1,32 @@
 //! Running a command the way a `[shell:]` hint runs: `sh -c` in its own
 //! process group, with an allowlisted environment, stdin closed, output
-//! captured whole, and a deadline that kills the whole group.
+//! kept bounded (its head and its tail, the total counted; see [`Keep`])
+//! while an observer sees every byte as it arrives, and a deadline that
+//! kills the whole group.
+//!
+//! **A clean parent.** The command's shell is not a child of zurdo: zurdo
+//! execs a launcher (the same `sh`, with only the allowlisted environment)
+//! that runs the command's shell as its child and exits as it did. So
+//! `$PPID` is a process whose environment is the allowlisted one, and
+//! `cat /proc/$PPID/environ` shows nothing the allowlist hides. zurdo
+//! itself is the grandparent; [`protect_own_environment`] makes its
+//! `/proc/<pid>/environ` (and memory) unreadable to other processes of the
+//! same user. A root process can still read both; only a separate pid
+//! namespace (the clean room's bubblewrap sandbox) or a separate user hides
+//! zurdo from it.
 
+mod capture;
 mod poll;
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc;
-use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
+
+use capture::Capture;
+pub use capture::Keep;
 
 /// How a command ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,15 +39,29 @@ pub enum Ending {
     TimedOut,
 }
 
-/// A finished command and everything it printed.
+/// One of a command's output streams.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stream {
+    /// Its standard output.
+    Stdout,
+    /// Its standard error.
+    Stderr,
+}
+
+/// A finished command and what it printed.
 #[derive(Debug, Clone)]
 pub struct Finished {
     /// How it ended.
     pub ending: Ending,
-    /// Everything written to stdout.
+    /// What was kept of stdout: every byte when it fit the run's [`Keep`],
+    /// else its head, a line `… [N bytes cut] …`, and its tail.
     pub stdout: Vec<u8>,
-    /// Everything written to stderr.
+    /// What was kept of stderr, likewise.
     pub stderr: Vec<u8>,
+    /// Bytes written to stdout in all.
+    pub stdout_total: u64,
+    /// Bytes written to stderr in all.
+    pub stderr_total: u64,
     /// Wall time from spawn to exit (or to the kill).
     pub elapsed: Duration,
 }
@@ -40,6 +70,51 @@ pub struct Finished {
 /// and its process group was killed (a process that left the group with
 /// `setsid` may hold them open).
 pub(crate) const DRAIN_GRACE: Duration = Duration::from_millis(500);
+
+/// The launcher's script (`sh -c LAUNCHER <sh> <command>`): runs the
+/// command's shell as its child, then exits as it did. A shell reports a
+/// child killed by signal N as status 128+N, so the launcher re-raises
+/// such a signal on itself (cores off) for zurdo to see the signal; a
+/// command that itself exits with 128+N of a terminating signal is thus
+/// reported as killed by N (the shell cannot tell the two apart, and
+/// either fails the hint). A stopping or ignored signal is never raised.
+const LAUNCHER: &str = r#""$0" -c "$1"
+s=$?
+if [ "$s" -gt 128 ]; then
+  n=$(kill -l "$s" 2>/dev/null)
+  case $n in
+    HUP|INT|QUIT|ILL|TRAP|ABRT|BUS|FPE|KILL|USR1|SEGV|USR2|PIPE|ALRM|TERM|XCPU|XFSZ|VTALRM|PROF|SYS)
+      ulimit -c 0 2>/dev/null
+      kill -s "$n" "$$";;
+  esac
+fi
+exit "$s""#;
+
+/// Makes this process's environment and memory unreadable to other
+/// processes of the same user (`prctl(PR_SET_DUMPABLE, 0)` on Linux): its
+/// `/proc/<pid>/environ`, `mem`, `maps` and `fd/` become root's, and no
+/// same-user process can attach a debugger to it. A criterion walking up
+/// from `$PPID` (the clean launcher) to zurdo then finds nothing to read.
+/// Call it first thing in `main`; the `zurdo` binary and the cargo-test
+/// harness runtime ([`crate::harness::main`]) do.
+///
+/// What it does not do: a root process still reads everything; zurdo's
+/// own parent (a shell, cargo, a CI runner) and its other processes are
+/// not covered and hold the environment zurdo inherited; zurdo dumps no
+/// core when it crashes. Processes zurdo starts are dumpable again once
+/// they exec. Returns whether the setting took (false off Linux).
+pub fn protect_own_environment() -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: prctl(2) with PR_SET_DUMPABLE takes integer arguments
+        // only and changes an attribute of the calling process.
+        unsafe { libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0) == 0 }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        false
+    }
+}
 
 /// Finds `sh` on the `PATH` of `env` (else `/bin/sh`), once, so each hint
 /// spawns it by absolute path: std can then use `posix_spawn` instead of a
@@ -56,10 +131,11 @@ pub fn find_shell(env: &[(String, String)]) -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("/bin/sh"))
 }
 
-/// Runs `<shell> -c <script>` in `dir` with exactly `env`, killing its
-/// process group at `timeout`. Background processes it leaves in its group
-/// are killed when it exits, so a hint cannot leave work running behind the
-/// verdict.
+/// Runs `<shell> -c <script>` in `dir` with exactly `env` (under a clean
+/// launcher: see the module docs), killing its process group at
+/// `timeout`, keeping [`Keep::CRITERION`] of its output.
+/// Background processes it leaves in its group are killed when it exits,
+/// so a hint cannot leave work running behind the verdict.
 pub fn run_shell(
     shell: &Path,
     script: &str,
@@ -67,17 +143,7 @@ pub fn run_shell(
     env: &[(String, String)],
     timeout: Duration,
 ) -> std::io::Result<Finished> {
-    let mut command = Command::new(shell);
-    command
-        .arg("-c")
-        .arg(script)
-        .current_dir(dir)
-        .env_clear()
-        .envs(env.iter().map(|(k, v)| (k, v)))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    run(command, timeout)
+    run_shell_streamed(&[], shell, script, dir, env, timeout, &mut |_, _| {})
 }
 
 /// Like [`run_shell`], under `wrapper` (`<wrapper…> <shell> -c <script>`);
@@ -90,14 +156,33 @@ pub fn run_shell_wrapped(
     env: &[(String, String)],
     timeout: Duration,
 ) -> std::io::Result<Finished> {
-    let Some((program, args)) = wrapper.split_first() else {
-        return run_shell(shell, script, dir, env, timeout);
+    run_shell_streamed(wrapper, shell, script, dir, env, timeout, &mut |_, _| {})
+}
+
+/// Like [`run_shell_wrapped`], showing `observe` every chunk of output as
+/// it arrives (all of it, also what the kept copy cuts from the middle).
+pub fn run_shell_streamed(
+    wrapper: &[String],
+    shell: &Path,
+    script: &str,
+    dir: &Path,
+    env: &[(String, String)],
+    timeout: Duration,
+    observe: &mut dyn FnMut(Stream, &[u8]),
+) -> std::io::Result<Finished> {
+    let mut command = match wrapper.split_first() {
+        Some((program, args)) => {
+            let mut command = Command::new(program);
+            command.args(args).arg(shell);
+            command
+        }
+        None => Command::new(shell),
     };
-    let mut command = Command::new(program);
+    // `<sh> -c LAUNCHER <sh> <script>`: the launcher runs `<sh> -c <script>`.
     command
-        .args(args)
-        .arg(shell)
         .arg("-c")
+        .arg(LAUNCHER)
+        .arg(shell)
         .arg(script)
         .current_dir(dir)
         .env_clear()
@@ -105,10 +190,11 @@ pub fn run_shell_wrapped(
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    run(command, timeout)
+    run_bounded(command, timeout, Keep::CRITERION, observe, |_| {})
 }
 
-/// Spawns `command` in a new process group and waits for it with a deadline.
+/// Spawns `command` in a new process group and waits for it with a
+/// deadline, keeping [`Keep::GENEROUS`] of its output.
 ///
 /// On Linux the wait is one `poll` over a pidfd and both pipes, with no
 /// helper threads; where `pidfd_open` is unavailable, threads wait instead.
@@ -120,8 +206,21 @@ pub fn run(command: Command, timeout: Duration) -> std::io::Result<Finished> {
 /// pid) so a caller can kill the group from elsewhere, e.g. on a second
 /// Ctrl-C.
 pub fn run_observed(
+    command: Command,
+    timeout: Duration,
+    on_spawn: impl FnOnce(u32),
+) -> std::io::Result<Finished> {
+    run_bounded(command, timeout, Keep::GENEROUS, &mut |_, _| {}, on_spawn)
+}
+
+/// The general form: spawns `command` in a new process group, tells
+/// `on_spawn` its id, shows `observe` every chunk of output as it arrives,
+/// keeps `keep` of each stream, and kills the group at `timeout`.
+pub fn run_bounded(
     mut command: Command,
     timeout: Duration,
+    keep: Keep,
+    observe: &mut dyn FnMut(Stream, &[u8]),
     on_spawn: impl FnOnce(u32),
 ) -> std::io::Result<Finished> {
     use std::os::unix::process::CommandExt;
@@ -130,40 +229,127 @@ pub fn run_observed(
     let child = command.spawn()?;
     on_spawn(child.id());
     match poll::pidfd(child.id()) {
-        Some(pidfd) => poll::wait(child, &pidfd, start, timeout),
-        None => run_threaded(child, start, timeout),
+        Some(pidfd) => poll::wait(child, &pidfd, start, timeout, keep, observe),
+        None => run_threaded(child, start, timeout, keep, observe),
     }
 }
 
-/// Waits with a waiter thread and two reader threads.
-fn run_threaded(mut child: Child, start: Instant, timeout: Duration) -> std::io::Result<Finished> {
-    let group = child.id() as i32;
-    let stdout = drain(child.stdout.take());
-    let stderr = drain(child.stderr.take());
+/// What the helper threads of [`run_threaded`] report.
+enum Event {
+    /// Output arrived.
+    Data(Stream, Vec<u8>),
+    /// A pipe reached its end (or failed).
+    End,
+    /// The child exited.
+    Exited(std::io::Result<ExitStatus>),
+}
 
-    let (tx, rx) = mpsc::channel();
+/// Waits with a waiter thread and two reader threads, which hand every
+/// chunk to this thread (where it is observed and captured).
+fn run_threaded(
+    mut child: Child,
+    start: Instant,
+    timeout: Duration,
+    keep: Keep,
+    observe: &mut dyn FnMut(Stream, &[u8]),
+) -> std::io::Result<Finished> {
+    let group = child.id() as i32;
+    // Bounded, so a fast writer waits for this thread rather than queueing
+    // without end; a reader left behind (a pipe held open by a process that
+    // left the group) ends when its next send finds nobody listening.
+    let (tx, rx) = mpsc::sync_channel(64);
+    let mut open = usize::from(reader(child.stdout.take(), Stream::Stdout, &tx))
+        + usize::from(reader(child.stderr.take(), Stream::Stderr, &tx));
+    let waiter = tx.clone();
     thread::spawn(move || {
-        let _ = tx.send(child.wait());
+        let _ = waiter.send(Event::Exited(child.wait()));
     });
-    let ending = match rx.recv_timeout(timeout) {
-        Ok(status) => {
-            let status = status?;
-            kill_group(group);
-            ending_of(status)
+    drop(tx);
+    let mut out = Capture::new(keep);
+    let mut err = Capture::new(keep);
+    let deadline = start + timeout;
+    let mut timed_out = false;
+    let mut ending: Option<Ending> = None;
+    let mut elapsed = Duration::ZERO;
+    let mut drain_until = deadline;
+    loop {
+        if ending.is_some() && open == 0 {
+            break;
         }
-        Err(_) => {
+        let now = Instant::now();
+        if ending.is_none() && !timed_out && now >= deadline {
             kill_group(group);
-            let _ = rx.recv();
-            Ending::TimedOut
+            timed_out = true;
         }
-    };
-    let elapsed = start.elapsed();
+        if ending.is_some() && now >= drain_until {
+            break;
+        }
+        let wait = match ending {
+            Some(_) => drain_until - now,
+            // Killed: the waiter reports the exit in a moment.
+            None if timed_out => Duration::from_millis(50),
+            None => deadline - now,
+        };
+        match rx.recv_timeout(wait) {
+            Ok(Event::Data(stream, bytes)) => {
+                observe(stream, &bytes);
+                match stream {
+                    Stream::Stdout => out.push(&bytes),
+                    Stream::Stderr => err.push(&bytes),
+                }
+            }
+            Ok(Event::End) => open = open.saturating_sub(1),
+            Ok(Event::Exited(status)) => {
+                let status = status?;
+                elapsed = start.elapsed();
+                kill_group(group);
+                ending = Some(if timed_out {
+                    Ending::TimedOut
+                } else {
+                    ending_of(status)
+                });
+                drain_until = Instant::now() + DRAIN_GRACE;
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+        }
+    }
     Ok(Finished {
-        ending,
-        stdout: stdout.collect(),
-        stderr: stderr.collect(),
+        ending: ending.unwrap_or(Ending::TimedOut),
+        stdout_total: out.total(),
+        stderr_total: err.total(),
+        stdout: out.into_bytes(),
+        stderr: err.into_bytes(),
         elapsed,
     })
+}
+
+/// Reads `pipe` to its end in a thread, sending each chunk; false when
+/// there is no pipe.
+fn reader<R: Read + Send + 'static>(
+    pipe: Option<R>,
+    stream: Stream,
+    tx: &mpsc::SyncSender<Event>,
+) -> bool {
+    let Some(mut pipe) = pipe else {
+        return false;
+    };
+    let tx = tx.clone();
+    thread::spawn(move || {
+        let mut chunk = [0u8; 8192];
+        loop {
+            match pipe.read(&mut chunk) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => {
+                    if tx.send(Event::Data(stream, chunk[..n].to_vec())).is_err() {
+                        return;
+                    }
+                }
+            }
+        }
+        let _ = tx.send(Event::End);
+    });
+    true
 }
 
 pub(crate) fn ending_of(status: ExitStatus) -> Ending {
@@ -186,47 +372,6 @@ pub fn kill_group(group: i32) {
     }
 }
 
-/// A pipe being read to its end in a thread.
-struct Drain {
-    buffer: Arc<Mutex<Vec<u8>>>,
-    done: mpsc::Receiver<()>,
-}
-
-impl Drain {
-    /// The bytes read, waiting a short grace for the pipe to close.
-    fn collect(self) -> Vec<u8> {
-        let _ = self.done.recv_timeout(DRAIN_GRACE);
-        match self.buffer.lock() {
-            Ok(mut b) => std::mem::take(&mut *b),
-            Err(poisoned) => std::mem::take(&mut *poisoned.into_inner()),
-        }
-    }
-}
-
-fn drain<R: Read + Send + 'static>(pipe: Option<R>) -> Drain {
-    let buffer = Arc::new(Mutex::new(Vec::new()));
-    let (tx, done) = mpsc::channel();
-    if let Some(mut pipe) = pipe {
-        let shared = Arc::clone(&buffer);
-        thread::spawn(move || {
-            let mut chunk = [0u8; 8192];
-            loop {
-                match pipe.read(&mut chunk) {
-                    Ok(0) | Err(_) => break,
-                    Ok(n) => match shared.lock() {
-                        Ok(mut b) => b.extend_from_slice(&chunk[..n]),
-                        Err(_) => break,
-                    },
-                }
-            }
-            let _ = tx.send(());
-        });
-    } else {
-        let _ = tx.send(());
-    }
-    Drain { buffer, done }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -245,11 +390,8 @@ mod tests {
 
     #[test]
     fn the_thread_fallback_captures_output_and_exit() {
-        let child = shell("echo out; echo err >&2; exit 3")
-            .process_group(0)
-            .spawn()
-            .expect("spawn");
-        let finished = run_threaded(child, Instant::now(), Duration::from_secs(10)).expect("run");
+        let script = "echo out; echo err >&2; exit 3";
+        let (finished, _) = bounded(script, true, Keep::CRITERION, Duration::from_secs(10));
         assert_eq!(finished.ending, Ending::Exited(3));
         assert_eq!(finished.stdout, b"out\n");
         assert_eq!(finished.stderr, b"err\n");
@@ -258,9 +400,12 @@ mod tests {
     #[test]
     fn the_thread_fallback_kills_at_the_deadline() {
         let started = Instant::now();
-        let child = shell("sleep 30").process_group(0).spawn().expect("spawn");
-        let finished =
-            run_threaded(child, Instant::now(), Duration::from_millis(200)).expect("run");
+        let (finished, _) = bounded(
+            "sleep 30",
+            true,
+            Keep::CRITERION,
+            Duration::from_millis(200),
+        );
         assert_eq!(finished.ending, Ending::TimedOut);
         assert!(started.elapsed() < Duration::from_secs(5));
     }
@@ -277,6 +422,66 @@ mod tests {
             "waited {:?} for pipes held by an escaped process",
             started.elapsed()
         );
+    }
+
+    /// Runs `script` through the pidfd wait (`threaded`: the thread
+    /// fallback), keeping `keep`, counting what the observer saw.
+    fn bounded(script: &str, threaded: bool, keep: Keep, timeout: Duration) -> (Finished, u64) {
+        let mut seen = 0u64;
+        let mut observe = |_: Stream, chunk: &[u8]| seen += chunk.len() as u64;
+        let finished = if threaded {
+            let child = shell(script).process_group(0).spawn().expect("spawn");
+            run_threaded(child, Instant::now(), timeout, keep, &mut observe)
+        } else {
+            run_bounded(shell(script), timeout, keep, &mut observe, |_| {})
+        }
+        .expect("run");
+        (finished, seen)
+    }
+
+    #[test]
+    fn output_is_kept_bounded_head_and_tail_and_counted_whole() {
+        for threaded in [false, true] {
+            let (f, seen) = bounded(
+                "seq 1 1000000",
+                threaded,
+                Keep::CRITERION,
+                Duration::from_secs(30),
+            );
+            assert_eq!(f.ending, Ending::Exited(0));
+            assert_eq!(f.stdout_total, 6_888_896);
+            assert_eq!(seen, 6_888_896, "the observer sees every byte");
+            assert!(f.stdout.starts_with(b"1\n2\n3\n"));
+            assert!(f.stdout.ends_with(b"999999\n1000000\n"));
+            let marker = format!("\n… [{} bytes cut] …\n", 6_888_896 - 2 * 1024 * 1024);
+            assert_eq!(f.stdout.len(), 2 * 1024 * 1024 + marker.len());
+            assert!(String::from_utf8_lossy(&f.stdout).contains(&marker));
+            // A short stream is whole, unmarked.
+            let (f, _) = bounded(
+                "echo hi; echo err >&2",
+                threaded,
+                Keep::CRITERION,
+                Duration::from_secs(10),
+            );
+            assert_eq!((f.stdout.as_slice(), f.stdout_total), (&b"hi\n"[..], 3));
+            assert_eq!((f.stderr.as_slice(), f.stderr_total), (&b"err\n"[..], 4));
+        }
+    }
+
+    #[test]
+    fn output_without_end_costs_bounded_memory_until_the_deadline() {
+        for threaded in [false, true] {
+            let keep = Keep {
+                head: 1024,
+                tail: 1024,
+            };
+            let (f, seen) = bounded("yes", threaded, keep, Duration::from_millis(700));
+            assert_eq!(f.ending, Ending::TimedOut);
+            assert!(f.stdout_total > 1 << 20, "{}", f.stdout_total);
+            assert_eq!(seen, f.stdout_total);
+            assert!(f.stdout.len() < 2048 + 64, "{}", f.stdout.len());
+            assert!(f.stdout.starts_with(b"y\ny\n") && f.stdout.ends_with(b"y\n"));
+        }
     }
 
     #[test]

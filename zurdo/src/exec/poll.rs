@@ -6,7 +6,8 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::process::{Child, ChildStderr, ChildStdout};
 use std::time::{Duration, Instant};
 
-use super::{ending_of, kill_group, Ending, Finished, DRAIN_GRACE};
+use super::capture::{Capture, Keep};
+use super::{ending_of, kill_group, Ending, Finished, Stream, DRAIN_GRACE};
 
 /// A pidfd for `pid`, or `None` where the kernel has no `pidfd_open` (before
 /// Linux 5.3) or a sandbox forbids it.
@@ -20,31 +21,45 @@ pub(super) fn pidfd(pid: u32) -> Option<OwnedFd> {
     Some(unsafe { OwnedFd::from_raw_fd(fd) })
 }
 
-/// One of the child's output pipes and what has been read from it.
+/// One of the child's output pipes and what has been kept of it.
 struct Pipe<R> {
+    stream: Stream,
     reader: Option<R>,
-    bytes: Vec<u8>,
+    capture: Capture,
 }
 
 impl<R: Read + AsRawFd> Pipe<R> {
+    fn new(stream: Stream, reader: Option<R>, keep: Keep) -> Pipe<R> {
+        Pipe {
+            stream,
+            reader,
+            capture: Capture::new(keep),
+        }
+    }
+
     fn fd(&self) -> Option<RawFd> {
         self.reader.as_ref().map(AsRawFd::as_raw_fd)
     }
 
-    /// Reads what is available after `poll` said so; closes on EOF or error.
-    fn read(&mut self) {
+    /// Reads what is available after `poll` said so, shows it to
+    /// `observe` and keeps it; closes on EOF or error.
+    fn read(&mut self, observe: &mut dyn FnMut(Stream, &[u8])) {
         let mut chunk = [0u8; 16 * 1024];
         if let Some(reader) = self.reader.as_mut() {
             match reader.read(&mut chunk) {
                 Ok(0) | Err(_) => self.reader = None,
-                Ok(n) => self.bytes.extend_from_slice(&chunk[..n]),
+                Ok(n) => {
+                    observe(self.stream, &chunk[..n]);
+                    self.capture.push(&chunk[..n]);
+                }
             }
         }
     }
 }
 
 /// Waits for `child` (already in its own process group) until it exits or
-/// `timeout` passes, reading its output meanwhile. After an exit or a kill
+/// `timeout` passes, reading its output meanwhile (each chunk shown to
+/// `observe`, `keep` of it kept). After an exit or a kill
 /// the pipes are read to EOF, for at most [`DRAIN_GRACE`] (a process that
 /// left the group may hold them open).
 pub(super) fn wait(
@@ -52,16 +67,12 @@ pub(super) fn wait(
     pidfd: &OwnedFd,
     start: Instant,
     timeout: Duration,
+    keep: Keep,
+    observe: &mut dyn FnMut(Stream, &[u8]),
 ) -> std::io::Result<Finished> {
     let group = child.id() as i32;
-    let mut out: Pipe<ChildStdout> = Pipe {
-        reader: child.stdout.take(),
-        bytes: Vec::new(),
-    };
-    let mut err: Pipe<ChildStderr> = Pipe {
-        reader: child.stderr.take(),
-        bytes: Vec::new(),
-    };
+    let mut out: Pipe<ChildStdout> = Pipe::new(Stream::Stdout, child.stdout.take(), keep);
+    let mut err: Pipe<ChildStderr> = Pipe::new(Stream::Stderr, child.stderr.take(), keep);
     let deadline = start + timeout;
     let mut ending: Option<Ending> = None;
     let mut elapsed = Duration::ZERO;
@@ -120,9 +131,9 @@ pub(super) fn wait(
                 continue;
             }
             if Some(p.fd) == out.fd() {
-                out.read();
+                out.read(observe);
             } else if Some(p.fd) == err.fd() {
-                err.read();
+                err.read(observe);
             } else if p.fd == pidfd.as_raw_fd() {
                 let status = child.wait()?;
                 elapsed = start.elapsed();
@@ -134,8 +145,10 @@ pub(super) fn wait(
     }
     Ok(Finished {
         ending: ending.unwrap_or(Ending::TimedOut),
-        stdout: out.bytes,
-        stderr: err.bytes,
+        stdout_total: out.capture.total(),
+        stderr_total: err.capture.total(),
+        stdout: out.capture.into_bytes(),
+        stderr: err.capture.into_bytes(),
         elapsed,
     })
 }

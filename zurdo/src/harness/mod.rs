@@ -33,6 +33,9 @@ pub struct Source {
 /// The harness entry point: parses libtest's arguments, runs the trials and
 /// returns libtest's exit code (2 when the PRD or config cannot be loaded).
 pub fn main(sources: &[Source]) -> ExitCode {
+    // Criteria run as this process's grandchildren: keep its environment
+    // (all of the developer's, before the allowlist) out of their reach.
+    crate::exec::protect_own_environment();
     let args = Arguments::from_args();
     match trials(sources) {
         Ok(trials) => libtest_mimic::run(&args, trials).exit_code(),

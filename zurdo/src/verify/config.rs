@@ -109,7 +109,7 @@ impl VerificationConfig {
     /// Reads `<root>/.zurdo/config.toml`; the defaults when there is none.
     pub fn load(root: &Path) -> Result<VerificationConfig, ConfigError> {
         let path = root.join(CONFIG_PATH);
-        let text = match std::fs::read_to_string(&path) {
+        let text = match crate::source::read_config(&path) {
             Ok(text) => text,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Self::default()),
             Err(e) => {
@@ -141,6 +141,7 @@ impl VerificationConfig {
                 v.clean_room
             ));
         }
+        super::env::check_allowlist(&v.env_allowlist)?;
         v.standing_rules()?;
         Ok(v)
     }

@@ -1,16 +1,40 @@
 //! `[grep:]` and `[no-grep:]`: a regex over one file, every file under a
 //! directory, or every file a glob matches.
+//!
+//! Every file is read through [`files::read_real`]: confined to the
+//! repository, never through a symlink, bounded, regular files only. A
+//! directory target or a glob's directory part (`src/a` of
+//! `src/a/**/*.rs`) is resolved like any path: a symlink on it that stays
+//! inside the repository is followed, one that leads outside fails the hint
+//! with `path_escapes` before anything is listed. Below that start, the
+//! walk follows no symlink at all (to a file or a directory, inside the
+//! repository or not): each one met is passed over and named in the
+//! evidence note, as is a FIFO, socket or device the glob matches. Name a
+//! symlink as a literal path to read through it.
+//!
+//! The walk honours `.gitignore` and `.ignore` files (each read like any
+//! file: a FIFO or an oversized one fails the hint rather than hang or
+//! exhaust the walk), `.git/info/exclude` and the user's global excludes
+//! file, never enters `.git/` or `.zurdo/`, and reads no ignore file above
+//! the repository root.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use globset::GlobBuilder;
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
+use ignore::Match;
+use zurdo_base::files::kind_of;
+use zurdo_base::text::escape_line;
 
-use super::files::{self, ABSENT};
+use super::files::{self, Place, ABSENT};
 use super::outcome::{Blob, Evidence, Reason, Verdict};
 use crate::hint::GrepCheck;
 
 /// Directories never searched through a glob or a directory target.
 const SKIPPED: [&str; 2] = [".git", ".zurdo"];
+
+/// Entries a walk passed over named in the evidence note, at most.
+const PASSED_OVER_SHOWN: usize = 5;
 
 /// Runs a `[grep:]` (`want_match`) or `[no-grep:]` check.
 pub(crate) fn check(root: &Path, grep: &GrepCheck, want_match: bool) -> (Verdict, Evidence) {
@@ -29,11 +53,11 @@ pub(crate) fn check(root: &Path, grep: &GrepCheck, want_match: bool) -> (Verdict
             )
         }
     };
-    let files = match targets(root, grep) {
-        Ok(files) => files,
+    let found = match targets(root, grep) {
+        Ok(found) => found,
         Err(reason) => return (Verdict::Fail(reason), evidence),
     };
-    let Some(files) = files else {
+    let Some(found) = found else {
         // A literal path that does not exist: nothing can match.
         evidence.blobs.push(Blob {
             path: grep.target.to_string(),
@@ -46,17 +70,26 @@ pub(crate) fn check(root: &Path, grep: &GrepCheck, want_match: bool) -> (Verdict
             (Verdict::Pass, evidence)
         };
     };
-    for shown in &files {
-        // Walked files are regular files inside the root (symlinks are not
-        // followed); a literal target was confined above.
-        let full = root.join(shown);
-        let bytes = match files::read_with_blob(&full, shown, &mut evidence) {
+    let passed_over = found.passed_over_note();
+    let noted = |note: String| Some(format!("{note}{passed_over}"));
+    // What was passed over, alone (when there is no other note).
+    let only_passed_over =
+        (!passed_over.is_empty()).then(|| passed_over.trim_start_matches("; ").to_string());
+    if grep.target_is_glob && found.files.is_empty() {
+        evidence.note = only_passed_over;
+        return (Verdict::Fail(Reason::GlobMatchedNothing), evidence);
+    }
+    for target in &found.files {
+        let bytes = match files::read_with_blob(root, &target.real, &target.shown, &mut evidence) {
             Ok(b) => b,
-            Err(reason) => return (Verdict::Fail(reason), evidence),
+            Err(reason) => {
+                evidence.note = only_passed_over;
+                return (Verdict::Fail(reason), evidence);
+            }
         };
         if let Some(m) = regex.find(&bytes) {
-            let first = describe(shown, &bytes, m.start());
-            evidence.note = Some(format!("first match: {first}"));
+            let first = describe(&target.shown, &bytes, m.start());
+            evidence.note = noted(format!("first match: {first}"));
             return if want_match {
                 (Verdict::Pass, evidence)
             } else {
@@ -65,15 +98,16 @@ pub(crate) fn check(root: &Path, grep: &GrepCheck, want_match: bool) -> (Verdict
         }
     }
     if want_match {
-        evidence.note = Some(format!("searched {} file(s)", files.len()));
+        evidence.note = noted(format!("searched {} file(s)", found.files.len()));
         (Verdict::Fail(Reason::NoMatch), evidence)
     } else {
-        evidence.note = Some(format!("no match in {} file(s)", files.len()));
+        evidence.note = noted(format!("no match in {} file(s)", found.files.len()));
         (Verdict::Pass, evidence)
     }
 }
 
-/// `path:line: text` for the match starting at `at`.
+/// `path:line: text` for the match starting at `at`, control characters
+/// escaped (a file's line is shown on terminals and in prompts).
 fn describe(path: &str, bytes: &[u8], at: usize) -> String {
     let line_no = bytes[..at].iter().filter(|&&b| b == b'\n').count() + 1;
     let start = bytes[..at]
@@ -86,33 +120,92 @@ fn describe(path: &str, bytes: &[u8], at: usize) -> String {
         .map_or(bytes.len(), |p| at + p);
     let text = String::from_utf8_lossy(&bytes[start..end]);
     let text: String = text.trim().chars().take(200).collect();
-    format!("{path}:{line_no}: {text}")
+    format!("{}:{line_no}: {}", escape_line(path), escape_line(&text))
 }
 
-/// The repository-relative files to search, sorted; `None` for a literal
-/// path that does not exist.
-fn targets(root: &Path, grep: &GrepCheck) -> Result<Option<Vec<String>>, Reason> {
-    if !grep.target_is_glob {
-        let full = files::confine(root, &grep.target)?;
-        return match std::fs::metadata(&full) {
-            Ok(meta) if meta.is_dir() => Ok(Some(walk(root, grep.target.as_str(), &|_| true))),
-            Ok(_) => Ok(Some(vec![grep.target.to_string()])),
-            Err(_) => Ok(None),
-        };
+/// One file to search: how it is shown (the path as the hint wrote it)
+/// and where it really is below the root.
+#[derive(Debug)]
+struct Target {
+    shown: String,
+    real: PathBuf,
+}
+
+/// The files to search, sorted, and what the walk passed over.
+#[derive(Debug, Default)]
+struct Found {
+    files: Vec<Target>,
+    passed_over: Vec<String>,
+}
+
+impl Found {
+    /// `; passed over: a (a symlink, not followed), …`, or nothing.
+    fn passed_over_note(&self) -> String {
+        if self.passed_over.is_empty() {
+            return String::new();
+        }
+        let shown = self.passed_over.len().min(PASSED_OVER_SHOWN);
+        let mut note = format!("; passed over: {}", self.passed_over[..shown].join(", "));
+        if self.passed_over.len() > shown {
+            note.push_str(&format!(" and {} more", self.passed_over.len() - shown));
+        }
+        note
     }
-    let glob = GlobBuilder::new(grep.target.as_str())
+}
+
+/// The files to search; `None` for a literal path that does not exist.
+fn targets(root: &Path, grep: &GrepCheck) -> Result<Option<Found>, Reason> {
+    let target = grep.target.as_str();
+    if !grep.target_is_glob {
+        let real = match files::confine(root, target)? {
+            Place::Found(real) => real,
+            Place::Missing => return Ok(None),
+        };
+        let Some(meta) = files::metadata(root, &real) else {
+            return Ok(None);
+        };
+        if meta.is_dir() {
+            return walk(root, target, &real, &|_| true).map(Some);
+        }
+        if !meta.is_file() {
+            return Err(Reason::NotRegular {
+                path: escape_line(target).into_owned(),
+                kind: kind_of(&meta).to_string(),
+            });
+        }
+        return Ok(Some(Found {
+            files: vec![Target {
+                shown: target.to_string(),
+                real,
+            }],
+            passed_over: Vec::new(),
+        }));
+    }
+    let glob = GlobBuilder::new(target)
         .literal_separator(true)
         .build()
         .map_err(|e| Reason::BadRegex {
-            error: format!("glob `{}`: {e}", grep.target),
+            error: format!("glob `{target}`: {e}"),
         })?
         .compile_matcher();
-    let base = literal_prefix(grep.target.as_str());
-    let found = walk(root, base, &|rel| glob.is_match(rel));
-    if found.is_empty() {
-        return Err(Reason::GlobMatchedNothing);
-    }
-    Ok(Some(found))
+    let base = literal_prefix(target);
+    let real = if base.is_empty() {
+        PathBuf::new()
+    } else {
+        match files::confine(root, base) {
+            Ok(Place::Found(real)) if files::metadata(root, &real).is_some_and(|m| m.is_dir()) => {
+                real
+            }
+            Ok(_) => return Ok(Some(Found::default())),
+            Err(Reason::PathEscapes { detail }) => {
+                return Err(Reason::PathEscapes {
+                    detail: format!("the glob's directory: {detail}"),
+                })
+            }
+            Err(reason) => return Err(reason),
+        }
+    };
+    walk(root, base, &real, &|shown| glob.is_match(shown)).map(Some)
 }
 
 /// The directory part of a glob before its first metacharacter (`src/a`
@@ -122,40 +215,208 @@ fn literal_prefix(glob: &str) -> &str {
     glob[..meta].rfind('/').map_or("", |slash| &glob[..slash])
 }
 
-/// Every regular file under `base` (repository-relative) that `keep`
-/// accepts, honouring `.gitignore` files and never entering `.git/` or
-/// `.zurdo/`. Symlinks are not followed.
-fn walk(root: &Path, base: &str, keep: &dyn Fn(&str) -> bool) -> Vec<String> {
-    let start = if base.is_empty() {
-        root.to_path_buf()
-    } else {
-        root.join(base)
-    };
-    let mut found = Vec::new();
-    let walker = ignore::WalkBuilder::new(&start)
-        .hidden(false)
-        .require_git(false)
-        .follow_links(false)
-        .filter_entry(|e| !SKIPPED.iter().any(|s| e.file_name() == *s))
-        .build();
-    for entry in walker.flatten() {
-        if !entry.file_type().is_some_and(|t| t.is_file()) {
-            continue;
-        }
-        let Ok(rel) = entry.path().strip_prefix(root) else {
-            continue;
+/// The ignore files of one directory.
+struct Level {
+    /// `.ignore` (takes precedence over every `.gitignore`).
+    ignore: Gitignore,
+    /// `.gitignore`.
+    gitignore: Gitignore,
+}
+
+/// Every ignore rule in force at a point of the walk.
+struct Ignores {
+    /// From the root down to the directory being walked.
+    levels: Vec<Level>,
+    /// `.git/info/exclude`.
+    exclude: Gitignore,
+    /// The user's global excludes file (`core.excludesFile`).
+    global: Gitignore,
+}
+
+impl Ignores {
+    /// Whether `path` (absolute, below the root) is ignored: `.ignore`
+    /// rules first, then `.gitignore`, each from the deepest directory up,
+    /// then `.git/info/exclude`, then the global file; the first rule that
+    /// matches (to ignore or to re-include) decides.
+    fn ignored(&self, path: &Path, is_dir: bool) -> bool {
+        let first = |pick: fn(&Level) -> &Gitignore| {
+            self.levels
+                .iter()
+                .rev()
+                .map(|level| pick(level).matched(path, is_dir))
+                .find(|m| !m.is_none())
+                .unwrap_or(Match::None)
         };
-        let rel: Vec<String> = rel
-            .components()
-            .map(|c| c.as_os_str().to_string_lossy().into_owned())
-            .collect();
-        let rel = rel.join("/");
-        if keep(&rel) {
-            found.push(rel);
-        }
+        first(|l| &l.ignore)
+            .or(first(|l| &l.gitignore))
+            .or(self.exclude.matched(path, is_dir))
+            .or(self.global.matched(path, is_dir))
+            .is_ignore()
     }
-    found.sort();
-    found
+}
+
+/// `real` as repository text (`a/b`), for reading files beside it.
+fn text_of(real: &Path) -> String {
+    real.components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// The rules of an ignore file at `path` (repository text) applying to the
+/// directory `dir` (absolute); none when there is no such file.
+fn rules(root: &Path, dir: &Path, path: &str) -> Result<Gitignore, Reason> {
+    let Some(bytes) = files::read_confined(root, path)? else {
+        return Ok(Gitignore::empty());
+    };
+    let mut builder = GitignoreBuilder::new(dir);
+    for line in String::from_utf8_lossy(&bytes).lines() {
+        // A malformed line is skipped, as git skips it.
+        let _ = builder.add_line(None, line);
+    }
+    Ok(builder.build().unwrap_or_else(|_| Gitignore::empty()))
+}
+
+/// The ignore files of the directory at `real`.
+fn level(root: &Path, real: &Path) -> Result<Level, Reason> {
+    let dir = root.join(real);
+    let text = text_of(real);
+    let beside = |name: &str| {
+        if text.is_empty() {
+            name.to_string()
+        } else {
+            format!("{text}/{name}")
+        }
+    };
+    Ok(Level {
+        ignore: rules(root, &dir, &beside(".ignore"))?,
+        gitignore: rules(root, &dir, &beside(".gitignore"))?,
+    })
+}
+
+/// Every regular file under `real` (below the root; shown as `shown` and
+/// what follows) that `keep` accepts, and what was passed over.
+fn walk(
+    root: &Path,
+    shown: &str,
+    real: &Path,
+    keep: &dyn Fn(&str) -> bool,
+) -> Result<Found, Reason> {
+    let exclude = if root.join(".git").is_dir() {
+        rules(root, root, ".git/info/exclude")?
+    } else {
+        Gitignore::empty()
+    };
+    let (global, _) = GitignoreBuilder::new(root).build_global();
+    let mut ignores = Ignores {
+        levels: vec![level(root, Path::new(""))?],
+        exclude,
+        global,
+    };
+    let mut at = PathBuf::new();
+    for component in real.components() {
+        at.push(component);
+        ignores.levels.push(level(root, &at)?);
+    }
+    let mut walk = Walk {
+        root,
+        keep,
+        ignores,
+        found: Found::default(),
+    };
+    walk.dir(real, shown)?;
+    walk.found.files.sort_by(|a, b| a.shown.cmp(&b.shown));
+    Ok(walk.found)
+}
+
+/// A walk in progress.
+struct Walk<'a> {
+    root: &'a Path,
+    keep: &'a dyn Fn(&str) -> bool,
+    ignores: Ignores,
+    found: Found,
+}
+
+impl Walk<'_> {
+    /// Walks the directory at `real`, shown as `shown`; its own ignore
+    /// files are already in `self.ignores`.
+    fn dir(&mut self, real: &Path, shown: &str) -> Result<(), Reason> {
+        let abs = self.root.join(real);
+        let unreadable = |e: std::io::Error| Reason::Unreadable {
+            detail: format!(
+                "{}: {e}",
+                escape_line(if shown.is_empty() { "." } else { shown })
+            ),
+        };
+        let mut entries = std::fs::read_dir(&abs)
+            .map_err(unreadable)?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(unreadable)?;
+        entries.sort_by_key(|e| e.file_name());
+        for entry in entries {
+            let name = entry.file_name();
+            if SKIPPED.iter().any(|s| name == *s) {
+                continue;
+            }
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            let path = abs.join(&name);
+            if self.ignores.ignored(&path, kind.is_dir()) {
+                continue;
+            }
+            let lossy = name.to_string_lossy();
+            let child_shown = if shown.is_empty() {
+                lossy.to_string()
+            } else {
+                format!("{shown}/{lossy}")
+            };
+            if name.to_str().is_none() {
+                return Err(Reason::Unreadable {
+                    detail: format!(
+                        "{}: the name is not valid UTF-8, so zurdo does not search it; rename it",
+                        escape_line(&child_shown)
+                    ),
+                });
+            }
+            let child_real = real.join(&name);
+            if kind.is_dir() {
+                let level = level(self.root, &child_real)?;
+                self.ignores.levels.push(level);
+                let walked = self.dir(&child_real, &child_shown);
+                self.ignores.levels.pop();
+                walked?;
+            } else if kind.is_file() {
+                if (self.keep)(&child_shown) {
+                    self.found.files.push(Target {
+                        shown: child_shown,
+                        real: child_real,
+                    });
+                }
+            } else if kind.is_symlink() {
+                let leaves = std::fs::canonicalize(&path).is_ok_and(|p| !p.starts_with(self.root));
+                if leaves || (self.keep)(&child_shown) {
+                    let why = if leaves {
+                        "a symlink leaving the repository"
+                    } else {
+                        "a symlink"
+                    };
+                    self.found.passed_over.push(format!(
+                        "{} ({why}, not followed)",
+                        escape_line(&child_shown)
+                    ));
+                }
+            } else if (self.keep)(&child_shown) {
+                let what = std::fs::symlink_metadata(&path)
+                    .map(|m| kind_of(&m))
+                    .unwrap_or("not a file");
+                self.found
+                    .passed_over
+                    .push(format!("{} ({what}, not read)", escape_line(&child_shown)));
+            }
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@
 use std::io::{self, Read};
 use std::time::Duration;
 
+use zurdo_base::text::escape_line;
 use zurdo_lang::hint::HttpCheck;
 
 use super::outcome::{Evidence, Reason, Verdict};
@@ -95,8 +96,9 @@ fn timed_out(timeout: Duration) -> Reason {
 }
 
 fn failed(error: &ureq::Error) -> Reason {
+    // The message may quote what the server sent.
     Reason::HttpFailed {
-        error: error.to_string(),
+        error: escape_line(&error.to_string()).into_owned(),
     }
 }
 
@@ -135,7 +137,9 @@ fn describe_body(body: &BodyRead, read_limit: u64) -> String {
         let kept = &body.bytes[..len.min(NOTE_BODY_BYTES)];
         let shown = String::from_utf8_lossy(kept);
         let more = if len > NOTE_BODY_BYTES { "…" } else { "" };
-        text.push_str(&format!(": {shown:?}{more}"));
+        // Quoted, every control character escaped (one shared rule for
+        // everything zurdo shows that a hint's subject wrote).
+        text.push_str(&format!(": \"{}\"{more}", escape_line(&shown)));
     }
     text
 }
@@ -218,6 +222,20 @@ mod tests {
             )
         );
         assert_eq!(rx.recv().ok().as_deref(), Some("GET /health HTTP/1.1"));
+    }
+
+    #[test]
+    fn escape_sequences_in_the_body_are_shown_escaped() {
+        let (port, _rx) = serve_one(respond_raw(
+            "HTTP/1.1 200 OK\r\nContent-Length: 14\r\nConnection: close\r\n\r\n\x1b]0;pwned\x07\x1b[2J",
+        ));
+        let (_, evidence) = check(&http_check("GET", port, "/", 200), SECOND, 1024);
+        let note = evidence.note.unwrap_or_default();
+        assert!(!note.contains('\x1b') && !note.contains('\x07'), "{note:?}");
+        assert!(
+            note.ends_with("(body 14 bytes: \"\\u{1b}]0;pwned\\u{7}\\u{1b}[2J\")"),
+            "{note}"
+        );
     }
 
     #[test]

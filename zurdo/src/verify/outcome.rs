@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use serde::Serialize;
+use zurdo_base::text::escape_controls;
 
 /// Why a hint did not pass. Every variant is a distinct, typed reason so a
 /// retry prompt, a report or a test can tell them apart.
@@ -56,6 +57,25 @@ pub enum Reason {
     Unreadable {
         /// The path and the operating system's message.
         detail: String,
+    },
+    /// A file a hint must read is not a regular file (a FIFO, a socket, a
+    /// device, a directory): reading it could block forever or never end,
+    /// so it is not opened for reading.
+    NotRegular {
+        /// The path as shown.
+        path: String,
+        /// What it is (`a FIFO`, `a character device`, …).
+        kind: String,
+    },
+    /// A file a hint must read is larger than the per-file read limit
+    /// ([`super::files::READ_LIMIT`]).
+    TooLarge {
+        /// The path as shown.
+        path: String,
+        /// Its size in bytes (or the bytes seen before the read stopped).
+        size: u64,
+        /// The limit.
+        limit: u64,
     },
     /// `[grep:]`: no file matched the pattern.
     NoMatch,
@@ -162,6 +182,15 @@ impl std::fmt::Display for Reason {
             Reason::Present => f.write_str("the path exists"),
             Reason::PathEscapes { detail } => write!(f, "path leaves the repository: {detail}"),
             Reason::Unreadable { detail } => write!(f, "cannot read {detail}"),
+            Reason::NotRegular { path, kind } => write!(
+                f,
+                "{path} is {kind}, not a regular file: it is not read (it could block or never end)"
+            ),
+            Reason::TooLarge { path, size, limit } => write!(
+                f,
+                "{path} is {size} bytes, over the {limit}-byte limit zurdo reads of one file; \
+                 point the hint at a narrower path or glob, or .gitignore the file"
+            ),
             Reason::NoMatch => f.write_str("no line matches"),
             Reason::Matched { first } => write!(f, "a line matches: {first}"),
             Reason::GlobMatchedNothing => f.write_str("the glob matches no file"),
@@ -207,12 +236,17 @@ const ZURDO_VERSION: &str = concat!(
 );
 
 /// Output captured from a command, kept bounded: the head and the tail with
-/// an elision marker between when it is longer than the bound.
+/// an elision marker between when it is longer than the bound. The text is
+/// safe to show on a terminal: control characters other than line feeds
+/// and tabs are written as escapes (`\u{1b}`), so an escape sequence the
+/// command printed is seen, never obeyed, wherever the evidence is shown
+/// (a failure, a retry prompt, a report).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Captured {
-    /// The kept text (lossy UTF-8).
+    /// The kept text (lossy UTF-8, control characters escaped).
     pub text: String,
-    /// The full length in bytes before bounding.
+    /// The full length in bytes before bounding (everything the command
+    /// wrote, also what was never held in memory).
     pub total_bytes: usize,
 }
 
@@ -224,20 +258,45 @@ pub const CAPTURE_TAIL: usize = 8 * 1024;
 impl Captured {
     /// Keeps `bytes` whole when short, else its head and tail.
     pub fn bounded(bytes: &[u8]) -> Captured {
-        let total_bytes = bytes.len();
-        if total_bytes <= CAPTURE_HEAD + CAPTURE_TAIL {
+        Captured::kept(bytes, bytes.len() as u64)
+    }
+
+    /// Keeps a stream of `total` bytes of which `kept` is what the run held
+    /// (all of it, or its head, a cut marker and its tail, as
+    /// [`crate::exec::Finished`] keeps it): whole when `kept` is short and
+    /// complete, else the first [`CAPTURE_HEAD`] and last [`CAPTURE_TAIL`]
+    /// bytes of `kept`, with the bytes between counted against `total`.
+    pub fn kept(kept: &[u8], total: u64) -> Captured {
+        let total_bytes = usize::try_from(total).unwrap_or(usize::MAX);
+        let shown = |bytes: &[u8]| escape_controls(&String::from_utf8_lossy(bytes)).into_owned();
+        if kept.len() <= CAPTURE_HEAD + CAPTURE_TAIL && kept.len() == total_bytes {
             return Captured {
-                text: String::from_utf8_lossy(bytes).into_owned(),
+                text: shown(kept),
                 total_bytes,
             };
         }
-        let head = String::from_utf8_lossy(&bytes[..CAPTURE_HEAD]);
-        let tail = String::from_utf8_lossy(&bytes[total_bytes - CAPTURE_TAIL..]);
-        let elided = total_bytes - CAPTURE_HEAD - CAPTURE_TAIL;
+        let head_end = CAPTURE_HEAD.min(kept.len());
+        let tail_start = kept.len().saturating_sub(CAPTURE_TAIL).max(head_end);
+        let head = shown(&kept[..head_end]);
+        let tail = shown(&kept[tail_start..]);
+        let elided = total_bytes.saturating_sub(head_end + (kept.len() - tail_start));
         Captured {
             text: format!("{head}\n… [{elided} bytes elided] …\n{tail}"),
             total_bytes,
         }
+    }
+
+    /// True when the middle of the output was cut (`text` holds its head
+    /// and tail only).
+    pub fn is_cut(&self) -> bool {
+        self.total_bytes > CAPTURE_HEAD + CAPTURE_TAIL
+    }
+
+    /// `1988895 bytes in all, the middle cut` when the middle was cut, for
+    /// a heading over the text shown (a failure, a retry prompt).
+    pub fn cut_note(&self) -> Option<String> {
+        self.is_cut()
+            .then(|| format!("{} bytes in all, the middle cut", self.total_bytes))
     }
 
     /// The last `lines` lines of the kept text.

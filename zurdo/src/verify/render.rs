@@ -1,7 +1,14 @@
 //! Human-readable accounts of verdicts: what failed, why, and the output
 //! that shows it, so a reader knows what to fix without rerunning anything.
+//!
+//! Every account is safe to print on a terminal: control characters other
+//! than line feeds and tabs (escape sequences a command printed, a file
+//! name the agent chose, a line of a file) are written as escapes
+//! ([`zurdo_base::text::escape_controls`]), never sent raw.
 
 use std::fmt::Write;
+
+use zurdo_base::text::escape_controls;
 
 use super::outcome::{Captured, HintResult, Verdict};
 use super::verifier::CriterionResult;
@@ -20,7 +27,7 @@ pub fn failure(display: &str, criterion: &Criterion, result: &CriterionResult) -
             describe(&mut out, hint);
         }
     }
-    out.trim_end().to_string()
+    escape_controls(out.trim_end()).into_owned()
 }
 
 /// Explains a broken standing rule: `standing rule broken: [<hint>] — <why>`,
@@ -34,7 +41,7 @@ pub fn standing_failure(rule: &super::StandingRule, result: &HintResult) -> Stri
         let _ = writeln!(out, "  {reason}");
     }
     describe(&mut out, result);
-    out.trim_end().to_string()
+    escape_controls(out.trim_end()).into_owned()
 }
 
 fn describe(out: &mut String, hint: &HintResult) {
@@ -58,7 +65,9 @@ fn tail(out: &mut String, name: &str, captured: &Captured) {
     }
     let shown = text.lines().count();
     let total = captured.text.trim_end().lines().count();
-    let label = if shown < total {
+    let label = if let Some(cut) = captured.cut_note() {
+        format!("{name} (last {shown} lines; {cut})")
+    } else if shown < total {
         format!("{name} (last {shown} lines)")
     } else {
         name.to_string()

@@ -3,9 +3,11 @@
 //! runner the command starts that prints no report line at all cannot be
 //! trusted either.
 //!
-//! The judgement reads the whole, untruncated output (stdout and stderr),
-//! once, line by line, and the command (through [`crate::shell`]) only to
-//! learn which runners it visibly starts:
+//! The judgement reads the whole output (stdout and stderr) once, line by
+//! line as it arrives ([`Judge`], fed by the run while it reads the pipes,
+//! so the bounded copy kept as evidence can cut the middle without losing
+//! a line this relies on), and the command (through [`crate::shell`]) only
+//! to learn which runners it visibly starts:
 //!
 //! | runner | report lines | zero tests |
 //! | --- | --- | --- |
@@ -25,42 +27,114 @@ use regex::Regex;
 use serde::Deserialize;
 
 use super::Reason;
+use crate::exec::Stream;
 use crate::shell::{all_simples, basename};
 
-/// Judges a finished `[shell:]` command's whole (untruncated) output for
-/// test runners that ran zero tests or printed no report. `None` means
-/// nothing to object to.
-///
-/// Objections come in runner order — cargo test, cargo nextest, go test,
-/// pytest — and the first one wins: [`Reason::ZeroTests`] when the output
-/// shows that runner ran zero tests (whether or not the command visibly
-/// starts it), else [`Reason::RunnerSilent`] when the command starts it and
-/// the output holds none of its report lines.
-///
-/// A runner that never got to run its tests (a compile error, a missing
-/// interpreter) is also silent; such a command exits non-zero, and the
-/// caller should report [`Reason::ExitCode`] in preference to anything
-/// this returns.
+/// Judges a finished `[shell:]` command's whole output for test runners
+/// that ran zero tests or printed no report: [`Judge`] fed all of stdout,
+/// then all of stderr. `None` means nothing to object to.
+#[cfg(test)]
 pub(crate) fn judge(command: &str, stdout: &str, stderr: &str) -> Option<Reason> {
-    let started = started_runners(command);
-    let mut scan = Scan::default();
-    for line in stdout.lines().chain(stderr.lines()) {
-        scan.line(&strip_ansi(line));
-    }
-    for runner in Runner::ALL {
-        let (zero, reported) = scan.verdict(runner);
-        if zero {
-            return Some(Reason::ZeroTests {
-                runner: runner.name().to_string(),
-            });
+    let mut judge = Judge::new(command);
+    judge.feed(Stream::Stdout, stdout.as_bytes());
+    judge.end(Stream::Stdout);
+    judge.feed(Stream::Stderr, stderr.as_bytes());
+    judge.finish()
+}
+
+/// The longest line read whole; the rest of a longer line is not read
+/// (every report line is short; a line of megabytes is not one).
+pub(crate) const LINE_LIMIT: usize = 64 * 1024;
+
+/// The zero-test judgement of one `[shell:]` command, fed its output as it
+/// arrives: each line of stdout and stderr is read once, in the order it
+/// comes, and forgotten, so memory stays bounded whatever the command
+/// prints.
+#[derive(Debug)]
+pub(crate) struct Judge<'a> {
+    command: &'a str,
+    scan: Scan,
+    /// The unfinished last line of stdout and of stderr.
+    partial: [Vec<u8>; 2],
+}
+
+impl<'a> Judge<'a> {
+    /// A judgement of `command`'s output.
+    pub(crate) fn new(command: &'a str) -> Judge<'a> {
+        Judge {
+            command,
+            scan: Scan::default(),
+            partial: [Vec::new(), Vec::new()],
         }
-        if started[runner as usize] && !reported {
-            return Some(Reason::RunnerSilent {
-                runner: runner.name().to_string(),
-            });
+    }
+
+    /// Reads a chunk of `stream`.
+    pub(crate) fn feed(&mut self, stream: Stream, chunk: &[u8]) {
+        let at = stream as usize;
+        for piece in chunk.split_inclusive(|&b| b == b'\n') {
+            let (text, done) = match piece.strip_suffix(b"\n") {
+                Some(text) => (text, true),
+                None => (piece, false),
+            };
+            if done && self.partial[at].is_empty() {
+                // A whole line within the chunk: read in place.
+                Self::read_line(&mut self.scan, &text[..text.len().min(LINE_LIMIT)]);
+                continue;
+            }
+            let room = LINE_LIMIT.saturating_sub(self.partial[at].len());
+            self.partial[at].extend_from_slice(&text[..text.len().min(room)]);
+            if done {
+                self.end(stream);
+            }
         }
     }
-    None
+
+    /// Reads what is left of `stream`'s last line (the stream ended).
+    pub(crate) fn end(&mut self, stream: Stream) {
+        let partial = &mut self.partial[stream as usize];
+        if !partial.is_empty() {
+            Self::read_line(&mut self.scan, partial);
+            partial.clear();
+        }
+    }
+
+    /// Scans one line (without its `\n`; a `\r` before it is dropped, and
+    /// terminal escapes are removed).
+    fn read_line(scan: &mut Scan, line: &[u8]) {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        scan.line(&strip_ansi(&String::from_utf8_lossy(line)));
+    }
+
+    /// The objection, once the output has ended. Objections come in runner
+    /// order — cargo test, cargo nextest, go test, pytest — and the first
+    /// one wins: [`Reason::ZeroTests`] when the output shows that runner
+    /// ran zero tests (whether or not the command visibly starts it), else
+    /// [`Reason::RunnerSilent`] when the command starts it and the output
+    /// holds none of its report lines.
+    ///
+    /// A runner that never got to run its tests (a compile error, a missing
+    /// interpreter) is also silent; such a command exits non-zero, and the
+    /// caller should report [`Reason::ExitCode`] in preference to anything
+    /// this returns.
+    pub(crate) fn finish(mut self) -> Option<Reason> {
+        self.end(Stream::Stdout);
+        self.end(Stream::Stderr);
+        let started = started_runners(self.command);
+        for runner in Runner::ALL {
+            let (zero, reported) = self.scan.verdict(runner);
+            if zero {
+                return Some(Reason::ZeroTests {
+                    runner: runner.name().to_string(),
+                });
+            }
+            if started[runner as usize] && !reported {
+                return Some(Reason::RunnerSilent {
+                    runner: runner.name().to_string(),
+                });
+            }
+        }
+        None
+    }
 }
 
 /// The runners zurdo reads, in the order their objections are reported.
@@ -1407,6 +1481,35 @@ FAILED e/test_f.py::test_x - assert 1 == 2
             strip_ansi("\x1b]8;;http://x\x1b\\link\x1b]8;;\x07!"),
             "link!"
         );
+    }
+
+    #[test]
+    fn chunks_split_anywhere_read_the_same_lines() {
+        let stdout = "\x1b[32mrunning 0 tests\x1b[0m\r\n\ntest result: ok. 0 passed; 0 failed; 0 ignored; 0 measured; 2 filtered out";
+        for size in [1, 2, 3, 7, 64, 4096] {
+            let mut judge = Judge::new("cargo test nothing");
+            for chunk in stdout.as_bytes().chunks(size) {
+                judge.feed(Stream::Stdout, chunk);
+                // stderr interleaved, its own lines kept apart.
+                judge.feed(Stream::Stderr, b"   Compiling x v0.1.0\n    Fini");
+            }
+            assert_eq!(judge.finish(), zero("cargo test"), "chunks of {size}");
+        }
+        let mut judge = Judge::new("cargo test");
+        judge.feed(Stream::Stderr, b"running 5 te");
+        judge.feed(Stream::Stdout, b"running 0 tests\n");
+        judge.feed(Stream::Stderr, b"sts\n");
+        assert_eq!(judge.finish(), None, "0 + 5 tests: some ran");
+    }
+
+    #[test]
+    fn a_line_over_the_limit_is_read_by_its_start() {
+        let mut judge = Judge::new("cargo test");
+        let mut line = b"running 0 tests ".to_vec();
+        line.extend(std::iter::repeat_n(b'x', LINE_LIMIT * 3));
+        judge.feed(Stream::Stdout, &line);
+        judge.feed(Stream::Stdout, b"\nrunning 3 tests\n");
+        assert_eq!(judge.finish(), None, "the next line is read whole");
     }
 
     #[test]

@@ -168,7 +168,8 @@ fn evidence<'a>(root: &Path, paths: impl Iterator<Item = &'a str>, note: String)
     let blobs = unique
         .into_iter()
         .filter_map(|path| {
-            let bytes = std::fs::read(root.join(path)).ok()?;
+            // Read as every hint reads: confined, bounded, regular files only.
+            let bytes = files::read_confined(root, path).ok()??;
             Some(Blob {
                 path: path.to_string(),
                 id: files::blob_id(&bytes),

@@ -138,13 +138,17 @@ impl Verifier {
 
     fn shell(&self, command: &str) -> (Verdict, Evidence) {
         let mut evidence = Evidence::default();
-        let finished = match exec::run_shell_wrapped(
+        // The zero-test judgement reads every line as it arrives, so the
+        // bounded copy kept below may cut the middle without losing one.
+        let mut judge = runners::Judge::new(command);
+        let finished = match exec::run_shell_streamed(
             &self.wrapper,
             &self.shell,
             command,
             &self.root,
             &self.env,
             self.timeout(),
+            &mut |stream, chunk| judge.feed(stream, chunk),
         ) {
             Ok(f) => f,
             Err(e) => {
@@ -156,8 +160,8 @@ impl Verifier {
                 )
             }
         };
-        evidence.stdout = Some(Captured::bounded(&finished.stdout));
-        evidence.stderr = Some(Captured::bounded(&finished.stderr));
+        evidence.stdout = Some(Captured::kept(&finished.stdout, finished.stdout_total));
+        evidence.stderr = Some(Captured::kept(&finished.stderr, finished.stderr_total));
         let verdict = match finished.ending {
             Ending::TimedOut => Verdict::Fail(Reason::Timeout {
                 seconds: self.config.criterion_seconds,
@@ -168,10 +172,7 @@ impl Verifier {
                 if code != 0 {
                     Verdict::Fail(Reason::ExitCode { code })
                 } else {
-                    // Judged on the whole output, not the bounded copy kept as evidence.
-                    let stdout = String::from_utf8_lossy(&finished.stdout);
-                    let stderr = String::from_utf8_lossy(&finished.stderr);
-                    match runners::judge(command, &stdout, &stderr) {
+                    match judge.finish() {
                         Some(reason) => Verdict::Fail(reason),
                         None => Verdict::Pass,
                     }

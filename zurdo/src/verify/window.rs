@@ -6,16 +6,24 @@
 
 use std::path::Path;
 
-use super::files::{blob_id, ABSENT};
+use super::files::{self, blob_id, ABSENT};
 use super::outcome::{Reason, Verdict};
 use super::verifier::CriterionResult;
 use super::CriterionVerdict;
 
-/// The blob id of `path` under `root` now ([`ABSENT`] when nothing is there).
+/// What a blob id is compared with when the file can no longer be read as
+/// the hint read it (it became a FIFO, a symlink leading outside, a file
+/// over the read limit): never equal to a recorded id, so the pass is
+/// demoted.
+const UNREADABLE: &str = "unreadable";
+
+/// The blob id of `path` under `root` now ([`ABSENT`] when nothing is
+/// there), read as a hint reads it: confined, bounded, regular files only.
 fn current(root: &Path, path: &str) -> String {
-    match std::fs::read(root.join(path)) {
-        Ok(bytes) => blob_id(&bytes),
-        Err(_) => ABSENT.to_string(),
+    match files::read_confined(root, path) {
+        Ok(Some(bytes)) => blob_id(&bytes),
+        Ok(None) => ABSENT.to_string(),
+        Err(_) => UNREADABLE.to_string(),
     }
 }
 
@@ -32,8 +40,10 @@ pub fn close(root: &Path, results: &mut [CriterionResult]) -> Vec<String> {
                 .find(|b| current(root, &b.path) != b.id)
                 .map(|b| b.path.clone());
             if let Some(path) = moved {
-                hint.verdict =
-                    Verdict::Fail(Reason::EvidenceChangedDuringVerification { path: path.clone() });
+                hint.verdict = Verdict::Fail(Reason::EvidenceChangedDuringVerification {
+                    // A file name is the agent's to choose: shown escaped.
+                    path: zurdo_base::text::escape_line(&path).into_owned(),
+                });
                 changed.push(path);
             }
         }
