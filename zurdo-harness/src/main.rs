@@ -14,6 +14,9 @@ fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
+    // A same-user process (an agent's leftovers, a criterion walking up
+    // /proc) must not read the environment zurdo keeps from the criteria.
+    zurdo::exec::protect_own_environment();
     let cli = cli::Cli::parse();
     let outcome = match cli.command {
         cli::Command::Validate(args) => commands::validate::run(&args),

@@ -156,7 +156,11 @@ pub fn what_failed(
                 if let Some(c) = captured {
                     let text = tail_bytes(c.tail_lines(render::TAIL_LINES * 2), OUTPUT_BUDGET);
                     if !text.trim().is_empty() {
-                        let _ = writeln!(out, "  {name}:\n```\n{}\n```", text.trim_end());
+                        let heading = match c.cut_note() {
+                            Some(note) => format!("{name} ({note})"),
+                            None => name.to_string(),
+                        };
+                        let _ = writeln!(out, "  {heading}:\n```\n{}\n```", text.trim_end());
                     }
                 }
             }

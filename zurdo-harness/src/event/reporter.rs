@@ -102,6 +102,13 @@ impl Reporter {
     }
 
     fn write(&mut self, line: &Line) {
+        // What an agent, a PRD or a command wrote reaches the terminal seen,
+        // never obeyed (a title with an escape sequence, say).
+        let line = Line {
+            style: line.style,
+            text: zurdo_base::text::escape_controls(&line.text).into_owned(),
+        };
+        let line = &line;
         let text = if self.colour {
             paint(line)
         } else {
