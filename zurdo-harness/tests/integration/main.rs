@@ -7,6 +7,7 @@ mod common;
 
 mod baseline;
 mod baselines;
+mod confinement;
 mod frozen;
 mod hostile_hints;
 mod hostile_state;
