@@ -1,6 +1,7 @@
 //! Running one agent attempt: the CLI's unattended command line, the repo
-//! root as working directory, stdin closed, its own process group killed at
-//! the timeout, and its event stream read through the shared vocabulary.
+//! root as working directory, stdin closed (or holding the prompt, when it
+//! is too long for one argument), its own process group killed at the
+//! timeout, and its event stream read through the shared vocabulary.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -21,7 +22,19 @@ pub struct Invocation {
     pub env: Vec<(String, String)>,
     /// The working directory (the repository root).
     pub dir: PathBuf,
+    /// What the CLI reads on stdin: the prompt, when it is too long to be
+    /// one argument (`None`: stdin is closed).
+    pub stdin: Option<String>,
 }
+
+/// The longest prompt passed as an argument. Linux refuses one argument
+/// over 128 KiB (`MAX_ARG_STRLEN`) with "Argument list too long"; a longer
+/// prompt goes on stdin, each CLI its own way.
+pub const ARGUMENT_PROMPT_LIMIT: usize = 100 * 1024;
+
+/// What `gemini -p` says when the prompt arrives on stdin (the CLI appends
+/// its `-p` text to what it reads there).
+pub const GEMINI_STDIN_NOTE: &str = "Do the task described above.";
 
 /// Builds the unattended command line of `provider`'s CLI (see
 /// `docs/agents.md` for why each flag is there).
@@ -34,6 +47,13 @@ pub fn command_line(
 ) -> Invocation {
     let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<String>>();
     let dir_text = dir.display().to_string();
+    // Too long for an argument: the prompt goes on stdin and the command
+    // line takes each CLI's stdin form (claude: `-p` without a prompt;
+    // codex: `-`; copilot: no `-p`; gemini: a `-p` note appended to stdin).
+    let on_stdin = prompt.len() > ARGUMENT_PROMPT_LIMIT;
+    const MARK: &str = "\u{0}zurdo-prompt\u{0}";
+    let full_prompt = prompt;
+    let prompt = if on_stdin { MARK } else { prompt };
     let (args, env) = match provider {
         Provider::Anthropic => {
             let mut env = Vec::new();
@@ -99,12 +119,60 @@ pub fn command_line(
             Vec::new(),
         ),
     };
+    let args = if on_stdin {
+        stdin_form(provider, args, MARK)
+    } else {
+        args
+    };
     Invocation {
         program: program.to_string(),
         args,
         env,
         dir: dir.to_path_buf(),
+        stdin: on_stdin.then(|| full_prompt.to_string()),
     }
+}
+
+/// `args` with the prompt argument (`mark`) replaced by `provider`'s way of
+/// reading it from stdin.
+fn stdin_form(provider: Provider, mut args: Vec<String>, mark: &str) -> Vec<String> {
+    let Some(at) = args.iter().position(|a| a == mark) else {
+        return args;
+    };
+    match provider {
+        // `-p` is a flag; with no prompt argument, claude reads stdin.
+        Provider::Anthropic => {
+            args.remove(at);
+        }
+        // `-` reads the prompt from stdin.
+        Provider::OpenAi => args[at] = "-".to_string(),
+        // Without `-p`, a piped stdin is the prompt.
+        Provider::GitHub => {
+            args.drain(at.saturating_sub(1)..=at);
+        }
+        // stdin first, then the `-p` text.
+        Provider::Google => args[at] = GEMINI_STDIN_NOTE.to_string(),
+    }
+    args
+}
+
+/// A file holding `text`, read from its start: the agent's stdin when the
+/// prompt goes there (an anonymous in-memory file: nothing on disk, no
+/// pipe to keep fed).
+fn stdin_file(text: &str) -> std::io::Result<std::fs::File> {
+    use std::io::{Seek, Write};
+    use std::os::fd::FromRawFd;
+    // SAFETY: the name is a valid NUL-terminated string; memfd_create
+    // returns a new descriptor or -1.
+    let fd = unsafe { libc::memfd_create(c"zurdo-prompt".as_ptr(), libc::MFD_CLOEXEC) };
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: `fd` was just returned by memfd_create and is owned by nobody else.
+    let mut file = unsafe { std::fs::File::from_raw_fd(fd) };
+    file.write_all(text.as_bytes())?;
+    file.rewind()?;
+    Ok(file)
 }
 
 /// Kills the process group of the agent (or probe) running when this
@@ -198,7 +266,10 @@ pub fn run_observed(
         .args(&invocation.args)
         .envs(invocation.env.iter().map(|(k, v)| (k, v)))
         .current_dir(&invocation.dir)
-        .stdin(Stdio::null())
+        .stdin(match &invocation.stdin {
+            Some(text) => Stdio::from(stdin_file(text)?),
+            None => Stdio::null(),
+        })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let finished = exec::run_observed(command, timeout, on_spawn)?;
@@ -247,5 +318,28 @@ mod tests {
         );
         let g = command_line(Provider::Google, "gemini", "m", "do it", dir);
         assert!(g.args.contains(&"--skip-trust".to_string()));
+        assert!([&c, &x, &p, &g].iter().all(|i| i.stdin.is_none()));
+    }
+
+    #[test]
+    fn a_prompt_too_long_for_an_argument_goes_on_stdin_each_clis_way() {
+        let dir = Path::new("/repo");
+        let long = "x".repeat(ARGUMENT_PROMPT_LIMIT + 1);
+        for provider in Provider::ALL {
+            let i = command_line(provider, "cli", "m", &long, dir);
+            assert_eq!(i.stdin.as_deref(), Some(long.as_str()), "{provider:?}");
+            assert!(
+                i.args.iter().all(|a| a.len() < 1000 && !a.contains('\0')),
+                "{provider:?}: {:?}",
+                i.args
+            );
+            let has = |a: &str| i.args.iter().any(|x| x == a);
+            match provider {
+                Provider::Anthropic => assert!(has("-p") && has("--verbose")),
+                Provider::OpenAi => assert_eq!(i.args.last().map(String::as_str), Some("-")),
+                Provider::GitHub => assert!(!has("-p") && has("--allow-all-tools")),
+                Provider::Google => assert!(has(GEMINI_STDIN_NOTE)),
+            }
+        }
     }
 }

@@ -65,11 +65,20 @@ fn a_terminal_gets_colour_unless_asked_not_to() {
 #[test]
 fn escape_sequences_in_a_prd_reach_the_terminal_escaped() {
     let prd = PRD.replace("Write it", "Write \u{1b}]0;pwned\u{7}it \u{1b}[2J");
-    let r = run_repo(&prd, "", &[], r#"{"attempts": [{"write": {"out.txt": "x"}}]}"#, false);
+    let r = run_repo(
+        &prd,
+        "",
+        &[],
+        r#"{"attempts": [{"write": {"out.txt": "x"}}]}"#,
+        false,
+    );
     let out = crate::common::zurdo_run(r.path(), &["--skip-model-check"], &[]);
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
-    assert!(!stderr.contains('\u{1b}') && !stderr.contains('\u{7}'), "{stderr:?}");
+    assert!(
+        !stderr.contains('\u{1b}') && !stderr.contains('\u{7}'),
+        "{stderr:?}"
+    );
     assert!(
         stderr.contains("task-1 — Write \\u{1b}]0;pwned\\u{7}it \\u{1b}[2J"),
         "{stderr}"

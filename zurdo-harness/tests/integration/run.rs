@@ -1631,3 +1631,43 @@ fn a_resume_does_not_kill_an_unrelated_process_group() {
         bystander.id()
     );
 }
+
+// ---------------------------------------------------------------------------
+// A prompt too long for one argument.
+
+per_cli!(a_prompt_too_long_for_an_argument_arrives_on_stdin: claude, codex, copilot, gemini);
+
+fn a_prompt_too_long_for_an_argument_arrives_on_stdin(cli: &'static str) {
+    // 200 KB of Description: past the kernel's 128 KiB limit for one argument.
+    let long = "Keep the whole description in mind while you work.\n".repeat(4000);
+    let prd = ONE_TASK.replace(
+        "Create `out.txt` holding the single line `ok`.",
+        &format!("Create `out.txt` holding the single line `ok`.\n\n{long}"),
+    );
+    let s = Scratch::with(
+        cli,
+        &prd,
+        json!({"attempts": [{"write": {"out.txt": "ok\n"}, "echo_prompt_to": "seen-prompt.md"}]}),
+    );
+    let out = s.run(&[]);
+    assert_eq!(out.code, 0, "{out}");
+    assert_eq!(s.task("task-out")["status"], "passed");
+    assert_eq!(
+        s.task("task-out")["attempts"],
+        1,
+        "one attempt, not a spawn failure"
+    );
+    let seen = std::fs::read_to_string(s.root.join("seen-prompt.md")).expect("the prompt");
+    let sent = std::fs::read_to_string(s.iteration_file("task-out", 1, "prompt")).expect("prompt");
+    assert!(sent.len() > 200_000, "{}", sent.len());
+    match cli {
+        "gemini" => assert_eq!(
+            seen,
+            format!(
+                "{sent}\n\n{}",
+                zurdo_harness::agent::invoke::GEMINI_STDIN_NOTE
+            )
+        ),
+        _ => assert_eq!(seen, sent, "{cli}: the whole prompt, exactly"),
+    }
+}
