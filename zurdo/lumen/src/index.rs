@@ -13,6 +13,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
+use ignore::Match;
 use zurdo_base::dir::Dir;
 use zurdo_base::files::Durability;
 
@@ -536,13 +538,23 @@ pub fn sources(root: &Path) -> Vec<(String, Language)> {
 /// Every source file under `root` with its language, sorted.
 fn walk(root: &Path) -> Vec<(String, Language)> {
     let mut out = Vec::new();
+    // The walker's own reading of ignore files is off: it opens them with a
+    // blocking open, so a FIFO planted as `.gitignore` would hang it, and it
+    // reads them whole. `IgnoreRules` reads each one bounded and regular-only.
+    let rules = std::sync::Arc::new(IgnoreRules::new(root));
     let walker = ignore::WalkBuilder::new(root)
         .hidden(true)
         .parents(false)
         .follow_links(false)
-        .filter_entry(|e| {
+        .git_ignore(false)
+        .git_exclude(false)
+        .git_global(false)
+        .ignore(false)
+        .filter_entry(move |e| {
             let name = e.file_name().to_string_lossy();
-            !(e.file_type().is_some_and(|t| t.is_dir()) && SKIP_DIRS.contains(&name.as_ref()))
+            let is_dir = e.file_type().is_some_and(|t| t.is_dir());
+            let skipped = is_dir && SKIP_DIRS.contains(&name.as_ref());
+            !skipped && !rules.ignored(e.path(), is_dir)
         })
         .build();
     for entry in walker.flatten() {
@@ -564,6 +576,95 @@ fn walk(root: &Path) -> Vec<(String, Language)> {
     }
     out.sort_by(|a, b| a.0.cmp(&b.0));
     out
+}
+
+/// Most bytes of an ignore file read (larger ones are not read: no rules).
+const IGNORE_FILE_LIMIT: u64 = 1024 * 1024;
+
+/// The ignore rules of a walk, as git and ripgrep apply them: `.ignore`
+/// before `.gitignore`, each from the deepest directory up, then
+/// `.git/info/exclude`, then the user's global excludes; the first rule
+/// that matches decides. Each directory's files are read once, only when
+/// they are regular files within [`IGNORE_FILE_LIMIT`], never through a
+/// symlink (a FIFO, a device or a symlink there counts as no rules).
+struct IgnoreRules {
+    root: PathBuf,
+    levels: std::sync::Mutex<BTreeMap<PathBuf, std::sync::Arc<(Gitignore, Gitignore)>>>,
+    exclude: Gitignore,
+    global: Gitignore,
+}
+
+impl IgnoreRules {
+    fn new(root: &Path) -> IgnoreRules {
+        let exclude = if root.join(".git").is_dir() {
+            rules_in(root, &root.join(".git/info/exclude"))
+        } else {
+            Gitignore::empty()
+        };
+        IgnoreRules {
+            root: root.to_path_buf(),
+            levels: std::sync::Mutex::new(BTreeMap::new()),
+            exclude,
+            global: GitignoreBuilder::new(root).build_global().0,
+        }
+    }
+
+    /// `.ignore` and `.gitignore` of the directory `dir`.
+    fn level(&self, dir: &Path) -> std::sync::Arc<(Gitignore, Gitignore)> {
+        let mut levels = self
+            .levels
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        levels
+            .entry(dir.to_path_buf())
+            .or_insert_with(|| {
+                std::sync::Arc::new((
+                    rules_in(dir, &dir.join(".ignore")),
+                    rules_in(dir, &dir.join(".gitignore")),
+                ))
+            })
+            .clone()
+    }
+
+    fn ignored(&self, path: &Path, is_dir: bool) -> bool {
+        let Ok(below) = path.strip_prefix(&self.root) else {
+            return false;
+        };
+        if below.as_os_str().is_empty() {
+            return false;
+        }
+        // The directories from the entry's own up to the root.
+        let mut dirs = Vec::new();
+        let mut at = path.parent();
+        while let Some(dir) = at.filter(|d| d.starts_with(&self.root)) {
+            dirs.push(self.level(dir));
+            at = dir.parent();
+        }
+        let first = |pick: fn(&(Gitignore, Gitignore)) -> &Gitignore| {
+            dirs.iter()
+                .map(|level| pick(level).matched(path, is_dir))
+                .find(|m| !m.is_none())
+                .unwrap_or(Match::None)
+        };
+        first(|l| &l.0)
+            .or(first(|l| &l.1))
+            .or(self.exclude.matched(path, is_dir))
+            .or(self.global.matched(path, is_dir))
+            .is_ignore()
+    }
+}
+
+/// The rules of the ignore file `file`, applying to `dir`.
+fn rules_in(dir: &Path, file: &Path) -> Gitignore {
+    let Ok(bytes) = zurdo_base::files::read_bounded_nofollow(file, IGNORE_FILE_LIMIT) else {
+        return Gitignore::empty();
+    };
+    let mut builder = GitignoreBuilder::new(dir);
+    for line in String::from_utf8_lossy(&bytes).lines() {
+        // A malformed line is skipped, as git skips it.
+        let _ = builder.add_line(None, line);
+    }
+    builder.build().unwrap_or_else(|_| Gitignore::empty())
 }
 
 /// Parses the files on every core (tree-sitter parsers are per thread), or
@@ -669,6 +770,36 @@ mod tests {
         std::fs::write(dir.path().join("src/b.rs"), "pub fn b() {}\n").expect("write");
         std::fs::write(dir.path().join("README.md"), "# not code\n").expect("write");
         dir
+    }
+
+    #[test]
+    fn ignore_files_are_read_bounded_and_a_fifo_there_hangs_nothing() {
+        let dir = repo();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join(".git/info")).expect("git");
+        std::fs::create_dir_all(root.join("gen/keep")).expect("mkdir");
+        std::fs::write(root.join("gen/a.rs"), "pub fn gen_a() {}\n").expect("write");
+        std::fs::write(root.join("gen/keep/b.rs"), "pub fn gen_b() {}\n").expect("write");
+        std::fs::write(root.join("local.rs"), "pub fn local() {}\n").expect("write");
+        std::fs::write(root.join(".gitignore"), "gen/*\n!gen/keep/\n").expect("write");
+        std::fs::write(root.join(".git/info/exclude"), "local.rs\n").expect("write");
+        let paths =
+            |root: &Path| -> Vec<String> { walk(root).into_iter().map(|(p, _)| p).collect() };
+        assert_eq!(paths(root), ["gen/keep/b.rs", "src/b.rs", "src/lib.rs"]);
+        // A FIFO as an ignore file: no rules from it, and no hang.
+        let made = std::process::Command::new("mkfifo")
+            .arg(root.join("src/.gitignore"))
+            .status()
+            .is_ok_and(|s| s.success());
+        if made {
+            assert_eq!(paths(root), ["gen/keep/b.rs", "src/b.rs", "src/lib.rs"]);
+        }
+        // `.ignore` wins over `.gitignore` in the same directory.
+        std::fs::write(root.join(".ignore"), "!gen/a.rs\n").expect("write");
+        assert_eq!(
+            paths(root),
+            ["gen/a.rs", "gen/keep/b.rs", "src/b.rs", "src/lib.rs"]
+        );
     }
 
     #[test]
