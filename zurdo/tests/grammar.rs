@@ -470,3 +470,92 @@ fn crlf_line_endings_parse() {
         }
     );
 }
+
+/// `line <n>: <message>` and the fix of every error of `source`.
+fn with_fixes(source: &str) -> Vec<(String, String)> {
+    match zurdo::parse(source) {
+        Ok(_) => Vec::new(),
+        Err(e) => e
+            .iter()
+            .map(|d| (d.to_string(), d.fix.clone().unwrap_or_default()))
+            .collect(),
+    }
+}
+
+#[test]
+fn durations_and_attempts_are_bounded() {
+    let limit = zurdo::limits::MAX_DURATION_SECONDS;
+    for (value, seconds) in [("168h", limit), ("10080m", limit), ("604800s", limit)] {
+        let p = ok(&prd(
+            HEAD,
+            &format!("{META}\n**Agent-timeout**: {value}"),
+            CRIT,
+        ));
+        assert_eq!(
+            p.tasks[0].metadata.agent_timeout.map(|t| t.seconds),
+            Some(seconds)
+        );
+    }
+    for (value, fix) in [
+        (
+            "18446744073709551615s",
+            "write `**Agent-timeout**: 604800s` or less",
+        ),
+        (
+            "99999999999999999999999999h",
+            "write `**Agent-timeout**: 168h` or less",
+        ),
+        ("169h", "write `**Agent-timeout**: 168h` or less"),
+        ("10081m", "write `**Agent-timeout**: 10080m` or less"),
+    ] {
+        let e = with_fixes(&prd(
+            HEAD,
+            &format!("{META}\n**Agent-timeout**: {value}"),
+            CRIT,
+        ));
+        assert_eq!(
+            e,
+            [(
+                format!("line 6: **Agent-timeout** `{value}` is longer than 7 days (168h), the longest duration zurdo accepts"),
+                fix.to_string()
+            )]
+        );
+    }
+    let p = ok(&prd(HEAD, &format!("{META}\n**Max-Attempts**: 1000"), CRIT));
+    assert_eq!(
+        p.tasks[0].metadata.max_attempts,
+        Some(zurdo::limits::MAX_ATTEMPTS)
+    );
+    for value in [
+        "1001",
+        "4294967295",
+        "4294967296",
+        "99999999999999999999999",
+    ] {
+        let e = with_fixes(&prd(
+            HEAD,
+            &format!("{META}\n**Max-Attempts**: {value}"),
+            CRIT,
+        ));
+        assert_eq!(
+            e,
+            [(
+                format!("line 6: **Max-Attempts** `{value}` is more than 1000, the most attempts a task may have"),
+                "write `**Max-Attempts**: 1000` or less".to_string()
+            )]
+        );
+    }
+    for value in ["0", "-1", "+5", "five"] {
+        let e = errors(&prd(
+            HEAD,
+            &format!("{META}\n**Max-Attempts**: {value}"),
+            CRIT,
+        ));
+        assert_eq!(
+            e,
+            [format!(
+                "line 6: **Max-Attempts** `{value}` is not a positive integer"
+            )]
+        );
+    }
+}
