@@ -7,7 +7,7 @@ use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
-use crate::limits;
+use crate::{limits, paths};
 
 /// Where the config lives, relative to the repository root.
 pub const CONFIG_PATH: &str = ".zurdo/config.toml";
@@ -132,10 +132,12 @@ impl VerificationConfig {
 
     /// Parses config text, checking every `[verification]` key and value:
     /// durations within [`limits::MAX_DURATION_SECONDS`], `http_read_limit`
-    /// within [`MAX_HTTP_READ_LIMIT`], and the standing rules. An error names the line and says the fix.
+    /// within [`MAX_HTTP_READ_LIMIT`], each `protected_paths` glob as a
+    /// `**Frozen**` glob is checked (returned normalized), and the standing
+    /// rules. An error names the line and says the fix.
     pub fn parse(text: &str) -> Result<VerificationConfig, String> {
         let file: ConfigFile = toml::from_str(text).map_err(|e| describe(text, &e))?;
-        let v = file.verification;
+        let mut v = file.verification;
         // Where each value is, for the errors below; the text parsed above,
         // so this parses too (else the errors go without a line).
         let spans = toml::from_str::<SpansFile>(text)
@@ -175,6 +177,19 @@ impl VerificationConfig {
                 ),
             ));
         }
+        let mut protected = Vec::with_capacity(v.protected_paths.len());
+        for (i, glob) in v.protected_paths.iter().enumerate() {
+            let path = paths::frozen_glob(glob).map_err(|e| {
+                let span = spans
+                    .protected_paths
+                    .as_ref()
+                    .and_then(|p| p.get(i))
+                    .cloned();
+                at(&span, format!("[verification] protected_paths {e}"))
+            })?;
+            protected.push(path.as_str().to_string());
+        }
+        v.protected_paths = protected;
         v.standing_rules()?;
         Ok(v)
     }
@@ -225,6 +240,7 @@ struct Spans {
     http_read_limit: Option<Spanned<IgnoredAny>>,
     standing_budget_seconds: Option<Spanned<IgnoredAny>>,
     clean_room: Option<Spanned<IgnoredAny>>,
+    protected_paths: Option<Vec<Spanned<IgnoredAny>>>,
 }
 
 /// One line naming where the problem is: `line N: key = value: message`.
@@ -345,6 +361,52 @@ mod tests {
         )
         .unwrap();
         assert_eq!(most.criterion_seconds, 604_800);
+    }
+
+    #[test]
+    fn protected_paths_are_checked_like_frozen_globs() {
+        for (entry, line, expected) in [
+            (
+                "/",
+                2,
+                "[verification] protected_paths path `/` is absolute",
+            ),
+            ("/etc/*", 2, "is absolute"),
+            ("../other/*", 2, "leaves the repository through `..`"),
+            ("src/**/../../x", 2, "leaves the repository through `..`"),
+            (
+                "src/[a",
+                2,
+                "[verification] protected_paths glob `src/[a` is invalid",
+            ),
+            ("!docs/*", 2, "negation is not supported"),
+            ("", 2, "names no file"),
+        ] {
+            let text = format!("[verification]\nprotected_paths = [\"{entry}\"]\n");
+            let e = VerificationConfig::parse(&text).unwrap_err();
+            assert!(
+                e.starts_with(&format!("line {line}: `protected_paths = ["))
+                    && e.contains(expected),
+                "{entry}: {e}"
+            );
+        }
+        // Each entry's own line in a multi-line array.
+        let e = VerificationConfig::parse(
+            "[verification]\nprotected_paths = [\n  \"docs/*.md\",\n  \"../x\",\n]\n",
+        )
+        .unwrap_err();
+        assert!(e.starts_with("line 4: `\"../x\",`"), "{e}");
+        assert!(
+            e.ends_with(
+                "paths are relative to the repository root, e.g. src/main.rs, with no `..`"
+            ),
+            "{e}"
+        );
+        let v = VerificationConfig::parse(
+            "[verification]\nprotected_paths = [\"./docs/*.md\", \"migrations/\", \"**/*.lock\"]\n",
+        )
+        .unwrap();
+        assert_eq!(v.protected_paths, ["docs/*.md", "migrations", "**/*.lock"]);
     }
 
     #[test]

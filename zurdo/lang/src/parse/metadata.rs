@@ -3,7 +3,7 @@
 use crate::diagnostic::Diagnostic;
 use crate::limits;
 use crate::model::{AgentTimeout, Metadata, MetadataLines};
-use crate::paths::{self, RepoPath};
+use crate::paths;
 use crate::suggest::closest;
 
 /// The closed set of metadata keys, in the spec's order.
@@ -323,14 +323,7 @@ fn frozen(value: &str) -> Result<Vec<String>, String> {
         if glob.is_empty() {
             return Err(format!("**Frozen** `{value}` has an empty entry"));
         }
-        if glob.starts_with('!') {
-            return Err(format!(
-                "**Frozen** glob `{glob}` is a negation; negation is not supported"
-            ));
-        }
-        let path = RepoPath::parse(glob).map_err(|e| format!("**Frozen** {e}; {}", paths::FIX))?;
-        globset::Glob::new(path.as_str())
-            .map_err(|e| format!("**Frozen** glob `{glob}` is invalid: {e}"))?;
+        let path = paths::frozen_glob(glob).map_err(|e| format!("**Frozen** {e}"))?;
         out.push(path.as_str().to_string());
     }
     Ok(out)
