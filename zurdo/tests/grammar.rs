@@ -559,3 +559,91 @@ fn durations_and_attempts_are_bounded() {
         );
     }
 }
+
+#[test]
+fn a_grep_pattern_is_built_as_the_verifier_builds_it() {
+    // Parses, but its compiled form is over the size limit: refused now,
+    // not when the hint runs.
+    for pattern in ["a{1000}{1000}", "(a{1000}){1000}", "\\w{1000}{100}"] {
+        let e = with_fixes(&prd(
+            HEAD,
+            META,
+            &format!("- [ ] c [grep: {pattern} in a.txt]"),
+        ));
+        assert_eq!(e.len(), 1, "{pattern}: {e:?}");
+        assert!(
+            e[0].0.starts_with(&format!(
+                "line 11: [grep:] pattern `{pattern}` is too large to build: its compiled form exceeds the regex size limit"
+            )),
+            "{e:?}"
+        );
+        assert!(e[0].1.contains("smaller repetition counts"), "{e:?}");
+    }
+    // Bytes that are not UTF-8 are searchable, as the verifier allows.
+    ok(&prd(
+        HEAD,
+        META,
+        "- [ ] c [no-grep: (?-u:\\xFF) in data.bin]",
+    ));
+    // The same pattern in many tasks is fine (built once).
+    let e = errors(&prd(
+        HEAD,
+        META,
+        "- [ ] c [no-grep: a{1000}{1000} in a.txt] [grep: a{1000}{1000} in b.txt]",
+    ));
+    assert_eq!(e.len(), 2, "{e:?}");
+}
+
+#[test]
+fn a_shell_command_is_at_most_one_argument_long() {
+    let max = zurdo::limits::MAX_SHELL_COMMAND_BYTES;
+    let fits = format!("true {}", "x".repeat(max - 5));
+    ok(&prd(HEAD, META, &format!("- [ ] c [shell: {fits}]")));
+    let long = format!("true {}", "x".repeat(max - 4));
+    let e = with_fixes(&prd(HEAD, META, &format!("- [ ] c [shell: {long}]")));
+    assert_eq!(
+        e,
+        [(
+            format!("line 11: [shell:] command is {} bytes long, more than {max}, the longest argument `sh -c` can be given", max + 1),
+            "put the commands in a script in the repository and run it: [shell: sh scripts/check.sh]".to_string()
+        )]
+    );
+}
+
+#[test]
+fn an_http_url_the_client_cannot_send_is_an_error() {
+    for url in [
+        "http://localhost/a<b",
+        "http://localhost/\x01",
+        "http://local host/",
+    ] {
+        let e = errors(&prd(
+            HEAD,
+            META,
+            &format!("- [ ] c [http: GET {url} -> 200]"),
+        ));
+        assert_eq!(e.len(), 1, "{url}: {e:?}");
+        assert!(e[0].starts_with("line 11: [http:]"), "{url}: {e:?}");
+    }
+    let e = errors(&prd(
+        HEAD,
+        META,
+        "- [ ] c [http: GET http://localhost/a<b -> 200]",
+    ));
+    assert!(
+        e[0].contains("URL `http://localhost/a<b` cannot be sent"),
+        "{e:?}"
+    );
+    for url in [
+        "http://localhost:8080/health",
+        "https://[::1]:8443/a?b=c&d=%20#frag",
+        "http://user@example.com/path/é",
+        "http://localhost/{\"json\":1}",
+    ] {
+        ok(&prd(
+            HEAD,
+            META,
+            &format!("- [ ] c [http: GET {url} -> 200]"),
+        ));
+    }
+}

@@ -26,7 +26,9 @@ pub fn parse(source: &str) -> Result<Prd, Vec<Diagnostic>> {
     for block in blocks::top_level_blocks(source) {
         parser.block(&block);
     }
-    parser.finish()
+    let result = parser.finish();
+    crate::hint::forget_patterns();
+    result
 }
 
 /// Parses a PRD from raw bytes, rejecting input that is not UTF-8 with the
