@@ -595,6 +595,43 @@ fn a_grep_pattern_is_built_as_the_verifier_builds_it() {
 }
 
 #[test]
+fn a_nul_byte_is_an_error_with_its_line_and_column() {
+    let e = with_fixes(&prd(HEAD, META, "- [ ] c [shell: printf 'a\0b']"));
+    assert_eq!(
+        e,
+        [(
+            "line 11: the file has a NUL byte (U+0000) at column 26; a PRD is text, and no command, path or prompt can carry one".to_string(),
+            "remove the NUL byte (a [shell:] command that must print one can run `printf '\\0'`)".to_string()
+        )]
+    );
+    // Its relatives: a path, a URL, a title, a description.
+    for criterion in [
+        "- [ ] c [file-exists: a\0b]",
+        "- [ ] c [http: GET http://localhost/\0 -> 200]",
+        "- [ ] c\0 [shell: true]",
+    ] {
+        let e = errors(&prd(HEAD, META, criterion));
+        assert_eq!(e.len(), 1, "{e:?}");
+        assert!(
+            e[0].starts_with("line 11: the file has a NUL byte"),
+            "{e:?}"
+        );
+    }
+    let e = errors(&prd(HEAD, META, CRIT).replace("Do it.", "Do\0 it."));
+    assert!(
+        e[0].starts_with("line 8: the file has a NUL byte (U+0000) at column 3"),
+        "{e:?}"
+    );
+    // A standing rule is a hint read outside a PRD: the payload check.
+    let e = zurdo::hint::parse_hint("[shell: a\0b]").unwrap_err();
+    assert!(
+        e.message
+            .starts_with("[shell:] payload has a NUL byte (U+0000) at byte 2"),
+        "{e:?}"
+    );
+}
+
+#[test]
 fn a_shell_command_is_at_most_one_argument_long() {
     let max = zurdo::limits::MAX_SHELL_COMMAND_BYTES;
     let fits = format!("true {}", "x".repeat(max - 5));
@@ -646,4 +683,45 @@ fn an_http_url_the_client_cannot_send_is_an_error() {
             &format!("- [ ] c [http: GET {url} -> 200]"),
         ));
     }
+}
+
+#[test]
+fn a_byte_order_mark_is_accepted_and_dropped() {
+    let source = format!("\u{feff}{}", prd(HEAD, META, CRIT));
+    let p = ok(&source);
+    assert_eq!(p.title, "Test");
+    assert_eq!(p.title_line, 1);
+    let p = zurdo::parse_bytes(source.as_bytes()).expect("valid through bytes too");
+    assert_eq!(p.tasks[0].line, 3);
+    // Line numbers of errors are unchanged by it.
+    let e = errors(&format!(
+        "\u{feff}{}",
+        prd("## Task: task-1 - T", META, CRIT)
+    ));
+    assert!(
+        e[0].starts_with("line 3: task heading uses hyphen-minus"),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn lone_carriage_returns_are_a_clear_error() {
+    let source = prd(HEAD, META, CRIT).replace('\n', "\r");
+    assert_eq!(
+        with_fixes(&source),
+        [(
+            "line 1: the file has a lone carriage return (CR, U+000D) at column 12; zurdo reads LF or CRLF line endings, and a lone CR (old Mac line endings) would make every line number wrong".to_string(),
+            "save the PRD with LF (or CRLF) line endings; `tr '\\r' '\\n' < old.md > new.md` converts a file that uses CR throughout".to_string()
+        )]
+    );
+    // One stray CR names its own line.
+    let source = prd(HEAD, META, CRIT).replace("Do it.", "Do\rit.");
+    let e = errors(&source);
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert!(
+        e[0].starts_with("line 8: the file has a lone carriage return (CR, U+000D) at column 3"),
+        "{e:?}"
+    );
+    // CRLF is fine, and so is a CR before CRLF's LF at the end.
+    ok(&prd(HEAD, META, CRIT).replace('\n', "\r\n"));
 }

@@ -22,6 +22,12 @@ use blocks::{Block, BlockKind, Item};
 /// Returns the model, or every error in the file sorted by line. Never
 /// panics, whatever the input.
 pub fn parse(source: &str) -> Result<Prd, Vec<Diagnostic>> {
+    // A UTF-8 byte order mark is accepted and dropped, as most editors and
+    // tools do; it holds no newline, so line numbers are unchanged.
+    let source = source.strip_prefix('\u{feff}').unwrap_or(source);
+    if let Some(error) = unreadable_text(source) {
+        return Err(vec![error]);
+    }
     let mut parser = Parser::new(source);
     for block in blocks::top_level_blocks(source) {
         parser.block(&block);
@@ -51,6 +57,50 @@ pub fn parse_bytes(bytes: &[u8]) -> Result<Prd, Vec<Diagnostic>> {
             .with_fix("save the PRD as UTF-8")])
         }
     }
+}
+
+/// A NUL byte or a lone carriage return: text zurdo cannot read line by
+/// line as an editor shows it. Either makes the PRD's other errors
+/// unreliable, so it is the only error reported.
+fn unreadable_text(source: &str) -> Option<Diagnostic> {
+    let position = |at: usize| {
+        let before = &source.as_bytes()[..at];
+        let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+        let column = at
+            - before
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |p| p + 1)
+            + 1;
+        (line, column)
+    };
+    if let Some(at) = source.find('\0') {
+        let (line, column) = position(at);
+        return Some(
+            Diagnostic::new(
+                line,
+                format!("the file has a NUL byte (U+0000) at column {column}; a PRD is text, and no command, path or prompt can carry one"),
+            )
+            .with_fix("remove the NUL byte (a [shell:] command that must print one can run `printf '\\0'`)"),
+        );
+    }
+    let bytes = source.as_bytes();
+    let mut from = 0;
+    while let Some(i) = source[from..].find('\r') {
+        let at = from + i;
+        if bytes.get(at + 1) != Some(&b'\n') {
+            let (line, column) = position(at);
+            return Some(
+                Diagnostic::new(
+                    line,
+                    format!("the file has a lone carriage return (CR, U+000D) at column {column}; zurdo reads LF or CRLF line endings, and a lone CR (old Mac line endings) would make every line number wrong"),
+                )
+                .with_fix("save the PRD with LF (or CRLF) line endings; `tr '\\r' '\\n' < old.md > new.md` converts a file that uses CR throughout"),
+            );
+        }
+        from = at + 1;
+    }
+    None
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
