@@ -725,3 +725,95 @@ fn lone_carriage_returns_are_a_clear_error() {
     // CRLF is fine, and so is a CR before CRLF's LF at the end.
     ok(&prd(HEAD, META, CRIT).replace('\n', "\r\n"));
 }
+
+#[test]
+fn invalid_task_ids_say_what_is_wrong_and_a_free_rename() {
+    let cases = [
+        ("Task-1", "it has upper-case letters", "rename it `task-1`"),
+        ("task_1", "`_` is not allowed", "rename it `task-1`"),
+        (
+            "tâche-1",
+            "`â` is not an ASCII letter or digit",
+            "rename it `task-tache-1`",
+        ),
+        (
+            "task-é",
+            "`é` is not an ASCII letter or digit",
+            "rename it `task-e`",
+        ),
+        (
+            "task-任务",
+            "`任` is not an ASCII letter or digit",
+            "rename it `task-1`",
+        ),
+        (
+            "任务",
+            "`任` is not an ASCII letter or digit",
+            "rename it `task-1`",
+        ),
+        (
+            "auth",
+            "it does not start with `task-`",
+            "rename it `task-auth`",
+        ),
+        (
+            "task--",
+            "it has two hyphens in a row",
+            "rename it `task-1`",
+        ),
+    ];
+    for (id, problem, fix) in cases {
+        let e = with_fixes(&prd(&format!("## Task: {id} — T"), META, CRIT));
+        assert_eq!(
+            e,
+            [(
+                format!("line 3: invalid task id `{id}`: {problem}; ids match ^task-[a-z0-9-]+$ (lowercase letters, digits and single hyphens, `task-` prefix)"),
+                fix.to_string()
+            )],
+            "{id}"
+        );
+        // The suggested id is itself valid.
+        let renamed = fix.trim_start_matches("rename it `").trim_end_matches('`');
+        ok(&prd(&format!("## Task: {renamed} — T"), META, CRIT));
+    }
+}
+
+#[test]
+fn a_rename_is_never_an_id_the_prd_already_has() {
+    let task = |heading: &str| {
+        format!("{heading}\n{META}\n\n### Description\nd\n\n### Acceptance Criteria\n{CRIT}\n\n")
+    };
+    // `Task-A` would become `task-a`, which the next task has; so would the
+    // second `Task-A`'s rename and `task-a-2`'s.
+    let source = format!(
+        "# PRD: x\n\n{}{}{}{}",
+        task("## Task: Task-A — One"),
+        task("## Task: task-a — Two"),
+        task("## Task: task-a-2 — Three"),
+        task("## Task: TASK-A — Four"),
+    );
+    let fixes: Vec<String> = with_fixes(&source).into_iter().map(|(_, f)| f).collect();
+    assert_eq!(fixes, ["rename it `task-a-3`", "rename it `task-a-4`"]);
+    // A duplicate's suggestion is free too.
+    let source = format!(
+        "# PRD: x\n\n{}{}{}",
+        task("## Task: task-1 — One"),
+        task("## Task: task-1-2 — Two"),
+        task("## Task: task-1 — Three"),
+    );
+    assert_eq!(
+        with_fixes(&source),
+        [(
+            "line 23: duplicate task id `task-1` (first at line 3)".to_string(),
+            "give each task its own id, e.g. `task-1-3`".to_string()
+        )]
+    );
+    // An id with nothing usable in it is named by its position, if free.
+    let source = format!(
+        "# PRD: x\n\n{}{}",
+        task("## Task: task-2 — One"),
+        task("## Task: 任务 — Two"),
+    );
+    let fixes: Vec<String> = with_fixes(&source).into_iter().map(|(_, f)| f).collect();
+    assert_eq!(fixes, ["rename it `task-2-2`"]);
+}

@@ -148,6 +148,11 @@ struct Parser<'s> {
     /// Ids written in task headings that failed validation, so dependencies
     /// on them do not add "unknown id" noise.
     invalid_ids: Vec<String>,
+    /// Invalid ids whose error gets its rename once every id is known, with
+    /// the heading's position among task headings and its title.
+    renames: Vec<(heading::BadId, usize, String)>,
+    /// Task headings read so far.
+    headings: usize,
     open: Option<Open>,
 }
 
@@ -162,6 +167,8 @@ impl<'s> Parser<'s> {
             region: Region::BeforeTitle,
             tasks: Vec::new(),
             invalid_ids: Vec::new(),
+            renames: Vec::new(),
+            headings: 0,
             open: None,
         }
     }
@@ -254,8 +261,12 @@ impl<'s> Parser<'s> {
             return;
         }
         let mut errors = Vec::new();
-        let h = heading::task_heading(text, line, &mut errors);
+        let mut h = heading::task_heading(text, line, &mut errors);
         self.errors.append(&mut errors);
+        self.headings += 1;
+        if let Some(bad) = h.bad_id.take() {
+            self.renames.push((bad, self.headings, h.title.clone()));
+        }
         let id_ok = h.id.is_some();
         let id = h.id.unwrap_or_else(|| {
             let written = text
@@ -666,18 +677,41 @@ impl<'s> Parser<'s> {
         }
         let mut first_line: std::collections::HashMap<&str, usize> =
             std::collections::HashMap::with_capacity(self.tasks.len());
+        let mut duplicates = Vec::new();
         for task in &self.tasks {
             if let Some(&first) = first_line.get(task.id.as_str()) {
-                self.errors.push(
-                    Diagnostic::new(
-                        task.line,
-                        format!("duplicate task id `{}` (first at line {first})", task.id),
-                    )
-                    .with_fix("give each task its own id"),
-                );
+                duplicates.push((task.line, task.id.as_str(), first));
             } else {
                 first_line.insert(&task.id, task.line);
             }
+        }
+        // Every rename offered (of an invalid id, of a duplicate) is an id no
+        // task has, nor another rename.
+        let mut taken: std::collections::HashSet<String> =
+            if self.renames.is_empty() && duplicates.is_empty() {
+                std::collections::HashSet::new()
+            } else {
+                first_line.keys().map(|id| id.to_string()).collect()
+            };
+        for (bad, ordinal, title) in std::mem::take(&mut self.renames) {
+            self.errors
+                .push(heading::rename_fix(bad, ordinal, &title, &mut taken));
+        }
+        for (line, id, first) in duplicates {
+            let mut free = format!("{id}-2");
+            let mut n = 3;
+            while taken.contains(&free) {
+                free = format!("{id}-{n}");
+                n += 1;
+            }
+            taken.insert(free.clone());
+            self.errors.push(
+                Diagnostic::new(
+                    line,
+                    format!("duplicate task id `{id}` (first at line {first})"),
+                )
+                .with_fix(format!("give each task its own id, e.g. `{free}`")),
+            );
         }
         let order = graph::run_order(&self.tasks, &self.invalid_ids, &mut self.errors);
         if self.errors.is_empty() {
