@@ -43,10 +43,7 @@ pub fn parse_bytes(bytes: &[u8]) -> Result<Prd, Vec<Diagnostic>> {
     match std::str::from_utf8(bytes) {
         Ok(text) => parse(text),
         Err(e) => {
-            let valid = &bytes[..e.valid_up_to()];
-            let line = valid.iter().filter(|&&b| b == b'\n').count() + 1;
-            let column =
-                valid.len() - valid.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1) + 1;
+            let (line, column) = line_and_column(bytes, e.valid_up_to());
             Err(vec![Diagnostic::new(
                 line,
                 format!(
@@ -59,21 +56,22 @@ pub fn parse_bytes(bytes: &[u8]) -> Result<Prd, Vec<Diagnostic>> {
     }
 }
 
+/// The 1-based line and column (in bytes) of byte `at`.
+fn line_and_column(bytes: &[u8], at: usize) -> (usize, usize) {
+    let before = &bytes[..at.min(bytes.len())];
+    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+    let line_start = before
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |p| p + 1);
+    (line, before.len() - line_start + 1)
+}
+
 /// A NUL byte or a lone carriage return: text zurdo cannot read line by
 /// line as an editor shows it. Either makes the PRD's other errors
 /// unreliable, so it is the only error reported.
 fn unreadable_text(source: &str) -> Option<Diagnostic> {
-    let position = |at: usize| {
-        let before = &source.as_bytes()[..at];
-        let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-        let column = at
-            - before
-                .iter()
-                .rposition(|&b| b == b'\n')
-                .map_or(0, |p| p + 1)
-            + 1;
-        (line, column)
-    };
+    let position = |at: usize| line_and_column(source.as_bytes(), at);
     if let Some(at) = source.find('\0') {
         let (line, column) = position(at);
         return Some(
