@@ -8,6 +8,7 @@ mod common;
 mod baseline;
 mod baselines;
 mod frozen;
+mod hostile_input;
 mod interrupt;
 mod live_output;
 mod lumen;
