@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 use toml::Spanned;
+use zurdo::limits::{self, DurationError};
 use zurdo::verify::{VerificationConfig, CONFIG_PATH};
 
 use crate::agent::Provider;
@@ -216,22 +217,16 @@ impl Config {
             names.insert(p, name.get_ref().as_str());
             effort_map.insert(p, map);
         }
-        let agent_timeout =
-            parse_duration(raw.defaults.agent_timeout.get_ref()).ok_or_else(|| {
-                at(
-                    raw.defaults.agent_timeout.span(),
-                    format!(
-                        "[defaults] agent_timeout `{}` is not a duration like 30s, 15m or 1h",
-                        raw.defaults.agent_timeout.get_ref()
-                    ),
-                )
-            })?;
-        if *raw.defaults.max_attempts.get_ref() == 0 {
-            return Err(at(
-                raw.defaults.max_attempts.span(),
-                "[defaults] max_attempts must be at least 1".into(),
-            ));
-        }
+        let agent_timeout = duration("[defaults] agent_timeout", &raw.defaults.agent_timeout)
+            .map_err(|m| at(raw.defaults.agent_timeout.span(), m))?;
+        count(
+            "[defaults]",
+            "max_attempts",
+            &raw.defaults.max_attempts,
+            1,
+            limits::MAX_ATTEMPTS,
+        )
+        .map_err(|m| at(raw.defaults.max_attempts.span(), m))?;
         let role = |r: &Option<RawRole>| -> Result<Option<Role>, String> {
             match r {
                 None => Ok(None),
@@ -245,13 +240,16 @@ impl Config {
         let analyzer = role(&raw.roles.analyzer)?;
         let reasoner = role(&raw.roles.reasoner)?;
         let reason = reason_config(&raw.reason, &at)?;
-        if *raw.vela.idle_minutes.get_ref() == 0 {
-            return Err(at(
-                raw.vela.idle_minutes.span(),
-                "[vela] idle_minutes must be at least 1".into(),
-            ));
-        }
-        let vela_idle = Duration::from_secs(raw.vela.idle_minutes.get_ref().saturating_mul(60));
+        let idle_minutes = limits::check_count(
+            "[vela]",
+            "idle_minutes",
+            *raw.vela.idle_minutes.get_ref(),
+            1,
+            limits::MAX_DURATION_SECONDS / 60,
+            Some("7 days"),
+        )
+        .map_err(|m| at(raw.vela.idle_minutes.span(), m))?;
+        let vela_idle = Duration::from_secs(idle_minutes * 60);
         if reason.enabled && analyzer.is_none() && reasoner.is_none() {
             return Err(at(
                 raw.reason.enabled.span(),
@@ -296,15 +294,21 @@ fn reason_config(
             "[reason] stall_attempts must be at least 2 (one failure is not a repetition)".into(),
         ));
     }
-    let timeout = parse_duration(raw.timeout.get_ref()).ok_or_else(|| {
-        at(
-            raw.timeout.span(),
-            format!(
-                "[reason] timeout `{}` is not a duration like 30s, 15m or 1h",
-                raw.timeout.get_ref()
-            ),
-        )
-    })?;
+    let per_task = |key: &str, value: &Spanned<u32>, min: u32| {
+        count("[reason]", key, value, min, limits::MAX_ATTEMPTS).map_err(|m| at(value.span(), m))
+    };
+    per_task("stall_attempts", &raw.stall_attempts, 2)?;
+    per_task("max_diagnoses_per_task", &raw.max_diagnoses_per_task, 0)?;
+    count(
+        "[reason]",
+        "max_reasoner_calls_per_run",
+        &raw.max_reasoner_calls_per_run,
+        0,
+        limits::MAX_PER_RUN,
+    )
+    .map_err(|m| at(raw.max_reasoner_calls_per_run.span(), m))?;
+    let timeout =
+        duration("[reason] timeout", &raw.timeout).map_err(|m| at(raw.timeout.span(), m))?;
     if *raw.max_lessons.get_ref() == 0 {
         return Err(at(
             raw.max_lessons.span(),
@@ -312,11 +316,20 @@ fn reason_config(
                 .into(),
         ));
     }
+    limits::check_count(
+        "[reason]",
+        "max_lessons",
+        *raw.max_lessons.get_ref() as u64,
+        1,
+        limits::MAX_PER_RUN.into(),
+        None,
+    )
+    .map_err(|m| at(raw.max_lessons.span(), m))?;
     Ok(ReasonConfig {
         enabled: *raw.enabled.get_ref(),
         stall_attempts: *raw.stall_attempts.get_ref(),
-        max_diagnoses_per_task: raw.max_diagnoses_per_task,
-        max_reasoner_calls_per_run: raw.max_reasoner_calls_per_run,
+        max_diagnoses_per_task: *raw.max_diagnoses_per_task.get_ref(),
+        max_reasoner_calls_per_run: *raw.max_reasoner_calls_per_run.get_ref(),
         extract_lessons: raw.extract_lessons,
         max_lessons: *raw.max_lessons.get_ref(),
         timeout,
@@ -331,18 +344,36 @@ fn provider_names() -> String {
         .join(", ")
 }
 
-/// `30s`, `15m`, `1h`: a positive integer and a unit.
-pub fn parse_duration(text: &str) -> Option<Duration> {
-    let split = text.find(|c: char| !c.is_ascii_digit())?;
-    let (digits, unit) = text.split_at(split);
-    let n: u64 = digits.parse().ok().filter(|&n| n > 0)?;
-    let scale = match unit {
-        "s" => 1,
-        "m" => 60,
-        "h" => 3600,
-        _ => return None,
-    };
-    Some(Duration::from_secs(n.checked_mul(scale)?))
+/// `30s`, `15m`, `1h`: a positive integer and a unit, at most
+/// [`limits::MAX_DURATION_SECONDS`] (the PRD's `**Agent-timeout**` rule).
+pub fn parse_duration(text: &str) -> Result<Duration, DurationError> {
+    limits::parse_duration(text).map(Duration::from_secs)
+}
+
+/// A duration setting (`what` is `[defaults] agent_timeout`), or what is
+/// wrong with it and the fix.
+fn duration(what: &str, value: &Spanned<String>) -> Result<Duration, String> {
+    let text = value.get_ref();
+    parse_duration(text).map_err(|e| format!("{}; {}", e.message(what, text), e.fix(text)))
+}
+
+/// A count setting within `min..=max`, or what is wrong with it and the fix.
+fn count(
+    section: &str,
+    key: &str,
+    value: &Spanned<u32>,
+    min: u32,
+    max: u32,
+) -> Result<u32, String> {
+    limits::check_count(
+        section,
+        key,
+        (*value.get_ref()).into(),
+        min.into(),
+        max.into(),
+        None,
+    )
+    .map(|_| *value.get_ref())
 }
 
 fn describe(text: &str, span: Option<std::ops::Range<usize>>, message: &str) -> String {
@@ -437,8 +468,8 @@ impl Default for RawVela {
 struct RawReason {
     enabled: Spanned<bool>,
     stall_attempts: Spanned<u32>,
-    max_diagnoses_per_task: u32,
-    max_reasoner_calls_per_run: u32,
+    max_diagnoses_per_task: Spanned<u32>,
+    max_reasoner_calls_per_run: Spanned<u32>,
     extract_lessons: bool,
     max_lessons: Spanned<usize>,
     timeout: Spanned<String>,
@@ -450,8 +481,8 @@ impl Default for RawReason {
         RawReason {
             enabled: Spanned::new(0..0, d.enabled),
             stall_attempts: Spanned::new(0..0, d.stall_attempts),
-            max_diagnoses_per_task: d.max_diagnoses_per_task,
-            max_reasoner_calls_per_run: d.max_reasoner_calls_per_run,
+            max_diagnoses_per_task: Spanned::new(0..0, d.max_diagnoses_per_task),
+            max_reasoner_calls_per_run: Spanned::new(0..0, d.max_reasoner_calls_per_run),
             extract_lessons: d.extract_lessons,
             max_lessons: Spanned::new(0..0, d.max_lessons),
             timeout: Spanned::new(0..0, "10m".into()),
@@ -592,7 +623,7 @@ mod tests {
             (
                 "[defaults]\nagent_timeout = \"30\"\n",
                 "line 2",
-                "not a duration",
+                "has no unit",
             ),
             (
                 "[defaults]\nretries = 2\n",
@@ -711,10 +742,70 @@ mod tests {
 
     #[test]
     fn durations_need_a_unit() {
-        assert_eq!(parse_duration("90s"), Some(Duration::from_secs(90)));
-        assert_eq!(parse_duration("2h"), Some(Duration::from_secs(7200)));
-        assert_eq!(parse_duration("30"), None);
-        assert_eq!(parse_duration("0m"), None);
-        assert_eq!(parse_duration("m"), None);
+        assert_eq!(parse_duration("90s"), Ok(Duration::from_secs(90)));
+        assert_eq!(parse_duration("2h"), Ok(Duration::from_secs(7200)));
+        assert_eq!(parse_duration("30"), Err(DurationError::NoUnit));
+        assert_eq!(parse_duration("0m"), Err(DurationError::Zero));
+        assert_eq!(parse_duration("m"), Err(DurationError::NotADuration));
+    }
+
+    #[test]
+    fn durations_and_counts_are_bounded_with_the_line_and_a_fix() {
+        let cases = [
+            (
+                "[defaults]\nagent_timeout = \"18446744073709551615s\"\n",
+                "line 2: `agent_timeout = \"18446744073709551615s\"`: [defaults] agent_timeout `18446744073709551615s` is longer than 7 days (168h), the longest duration zurdo accepts; write at most `604800s`",
+            ),
+            (
+                "[defaults]\nagent_timeout = \"169h\"\n",
+                "line 2: `agent_timeout = \"169h\"`: [defaults] agent_timeout `169h` is longer than 7 days (168h), the longest duration zurdo accepts; write at most `168h`",
+            ),
+            (
+                "[defaults]\nmax_attempts = 4294967295\n",
+                "line 2: `max_attempts = 4294967295`: [defaults] max_attempts = 4294967295 is more than 1000, the most zurdo accepts; write max_attempts = 1000 or less",
+            ),
+            (
+                "[reason]\ntimeout = \"99999999999999999999m\"\n",
+                "line 2: `timeout = \"99999999999999999999m\"`: [reason] timeout `99999999999999999999m` is longer than 7 days (168h), the longest duration zurdo accepts; write at most `10080m`",
+            ),
+            (
+                "[reason]\nstall_attempts = 4294967295\n",
+                "line 2: `stall_attempts = 4294967295`: [reason] stall_attempts = 4294967295 is more than 1000, the most zurdo accepts; write stall_attempts = 1000 or less",
+            ),
+            (
+                "[reason]\nmax_diagnoses_per_task = 1001\n",
+                "line 2: `max_diagnoses_per_task = 1001`: [reason] max_diagnoses_per_task = 1001 is more than 1000, the most zurdo accepts; write max_diagnoses_per_task = 1000 or less",
+            ),
+            (
+                "[reason]\nmax_reasoner_calls_per_run = 4294967295\n",
+                "line 2: `max_reasoner_calls_per_run = 4294967295`: [reason] max_reasoner_calls_per_run = 4294967295 is more than 100000, the most zurdo accepts; write max_reasoner_calls_per_run = 100000 or less",
+            ),
+            (
+                "[reason]\nmax_lessons = 18446744073709551615\n",
+                "line 2: `max_lessons = 18446744073709551615`: [reason] max_lessons = 18446744073709551615 is more than 100000, the most zurdo accepts; write max_lessons = 100000 or less",
+            ),
+            (
+                "[vela]\nidle_minutes = 18446744073709551615\n",
+                "line 2: `idle_minutes = 18446744073709551615`: [vela] idle_minutes = 18446744073709551615 is more than 10080 (7 days), the most zurdo accepts; write idle_minutes = 10080 or less",
+            ),
+            (
+                "[vela]\nidle_minutes = 0\n",
+                "line 2: `idle_minutes = 0`: [vela] idle_minutes must be at least 1; write idle_minutes = 1 or more",
+            ),
+            (
+                "[verification]\ncriterion_seconds = 9223372036854775807\n",
+                "line 2: `criterion_seconds = 9223372036854775807`: [verification] criterion_seconds = 9223372036854775807 is more than 604800 (7 days), the most zurdo accepts; write criterion_seconds = 604800 or less",
+            ),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(Config::parse(text).expect_err(text), expected);
+        }
+        let most = Config::parse(
+            "[defaults]\nmax_attempts = 1000\nagent_timeout = \"168h\"\n[reason]\nstall_attempts = 1000\ntimeout = \"10080m\"\nmax_lessons = 100000\n[vela]\nidle_minutes = 10080\n",
+        )
+        .expect("the maxima are accepted");
+        assert_eq!(most.agent_timeout, Duration::from_secs(604_800));
+        assert_eq!(most.vela_idle, Duration::from_secs(604_800));
+        assert_eq!(most.max_attempts, 1000);
     }
 }

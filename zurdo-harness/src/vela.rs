@@ -422,7 +422,8 @@ pub fn serve(root: &Path, settings: Settings) -> Result<(), Error> {
     }
 
     let mut last_change = Instant::now();
-    let mut next_poll = Instant::now() + settings.poll;
+    let later = |d: Duration| Instant::now().checked_add(d).unwrap_or_else(Instant::now);
+    let mut next_poll = later(settings.poll);
     loop {
         if stop.load(Ordering::SeqCst) {
             log.line("stopped by a signal; exiting");

@@ -32,7 +32,7 @@ mod shell;
 pub mod source;
 pub mod verify;
 
-pub use zurdo_lang::{diagnostic, hint, model, naming, paths};
+pub use zurdo_lang::{diagnostic, hint, limits, model, naming, paths};
 pub use zurdo_lang::{parse, parse_bytes, Criterion, Diagnostic, Prd, Requirement, Task};
 pub use zurdo_lang::{MARKDOWN_OPTIONS, METADATA_KEYS};
 pub use zurdo_macros::prd;

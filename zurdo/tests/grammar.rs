@@ -470,3 +470,350 @@ fn crlf_line_endings_parse() {
         }
     );
 }
+
+/// `line <n>: <message>` and the fix of every error of `source`.
+fn with_fixes(source: &str) -> Vec<(String, String)> {
+    match zurdo::parse(source) {
+        Ok(_) => Vec::new(),
+        Err(e) => e
+            .iter()
+            .map(|d| (d.to_string(), d.fix.clone().unwrap_or_default()))
+            .collect(),
+    }
+}
+
+#[test]
+fn durations_and_attempts_are_bounded() {
+    let limit = zurdo::limits::MAX_DURATION_SECONDS;
+    for (value, seconds) in [("168h", limit), ("10080m", limit), ("604800s", limit)] {
+        let p = ok(&prd(
+            HEAD,
+            &format!("{META}\n**Agent-timeout**: {value}"),
+            CRIT,
+        ));
+        assert_eq!(
+            p.tasks[0].metadata.agent_timeout.map(|t| t.seconds),
+            Some(seconds)
+        );
+    }
+    for (value, fix) in [
+        (
+            "18446744073709551615s",
+            "write `**Agent-timeout**: 604800s` or less",
+        ),
+        (
+            "99999999999999999999999999h",
+            "write `**Agent-timeout**: 168h` or less",
+        ),
+        ("169h", "write `**Agent-timeout**: 168h` or less"),
+        ("10081m", "write `**Agent-timeout**: 10080m` or less"),
+    ] {
+        let e = with_fixes(&prd(
+            HEAD,
+            &format!("{META}\n**Agent-timeout**: {value}"),
+            CRIT,
+        ));
+        assert_eq!(
+            e,
+            [(
+                format!("line 6: **Agent-timeout** `{value}` is longer than 7 days (168h), the longest duration zurdo accepts"),
+                fix.to_string()
+            )]
+        );
+    }
+    let p = ok(&prd(HEAD, &format!("{META}\n**Max-Attempts**: 1000"), CRIT));
+    assert_eq!(
+        p.tasks[0].metadata.max_attempts,
+        Some(zurdo::limits::MAX_ATTEMPTS)
+    );
+    for value in [
+        "1001",
+        "4294967295",
+        "4294967296",
+        "99999999999999999999999",
+    ] {
+        let e = with_fixes(&prd(
+            HEAD,
+            &format!("{META}\n**Max-Attempts**: {value}"),
+            CRIT,
+        ));
+        assert_eq!(
+            e,
+            [(
+                format!("line 6: **Max-Attempts** `{value}` is more than 1000, the most attempts a task may have"),
+                "write `**Max-Attempts**: 1000` or less".to_string()
+            )]
+        );
+    }
+    for value in ["0", "-1", "+5", "five"] {
+        let e = errors(&prd(
+            HEAD,
+            &format!("{META}\n**Max-Attempts**: {value}"),
+            CRIT,
+        ));
+        assert_eq!(
+            e,
+            [format!(
+                "line 6: **Max-Attempts** `{value}` is not a positive integer"
+            )]
+        );
+    }
+}
+
+#[test]
+fn a_grep_pattern_is_built_as_the_verifier_builds_it() {
+    // Parses, but its compiled form is over the size limit: refused now,
+    // not when the hint runs.
+    for pattern in ["a{1000}{1000}", "(a{1000}){1000}", "\\w{1000}{100}"] {
+        let e = with_fixes(&prd(
+            HEAD,
+            META,
+            &format!("- [ ] c [grep: {pattern} in a.txt]"),
+        ));
+        assert_eq!(e.len(), 1, "{pattern}: {e:?}");
+        assert!(
+            e[0].0.starts_with(&format!(
+                "line 11: [grep:] pattern `{pattern}` is too large to build: its compiled form exceeds the regex size limit"
+            )),
+            "{e:?}"
+        );
+        assert!(e[0].1.contains("smaller repetition counts"), "{e:?}");
+    }
+    // Bytes that are not UTF-8 are searchable, as the verifier allows.
+    ok(&prd(
+        HEAD,
+        META,
+        "- [ ] c [no-grep: (?-u:\\xFF) in data.bin]",
+    ));
+    // The same pattern in many tasks is fine (built once).
+    let e = errors(&prd(
+        HEAD,
+        META,
+        "- [ ] c [no-grep: a{1000}{1000} in a.txt] [grep: a{1000}{1000} in b.txt]",
+    ));
+    assert_eq!(e.len(), 2, "{e:?}");
+}
+
+#[test]
+fn a_nul_byte_is_an_error_with_its_line_and_column() {
+    let e = with_fixes(&prd(HEAD, META, "- [ ] c [shell: printf 'a\0b']"));
+    assert_eq!(
+        e,
+        [(
+            "line 11: the file has a NUL byte (U+0000) at column 26; a PRD is text, and no command, path or prompt can carry one".to_string(),
+            "remove the NUL byte (a [shell:] command that must print one can run `printf '\\0'`)".to_string()
+        )]
+    );
+    // Its relatives: a path, a URL, a title, a description.
+    for criterion in [
+        "- [ ] c [file-exists: a\0b]",
+        "- [ ] c [http: GET http://localhost/\0 -> 200]",
+        "- [ ] c\0 [shell: true]",
+    ] {
+        let e = errors(&prd(HEAD, META, criterion));
+        assert_eq!(e.len(), 1, "{e:?}");
+        assert!(
+            e[0].starts_with("line 11: the file has a NUL byte"),
+            "{e:?}"
+        );
+    }
+    let e = errors(&prd(HEAD, META, CRIT).replace("Do it.", "Do\0 it."));
+    assert!(
+        e[0].starts_with("line 8: the file has a NUL byte (U+0000) at column 3"),
+        "{e:?}"
+    );
+    // A standing rule is a hint read outside a PRD: the payload check.
+    let e = zurdo::hint::parse_hint("[shell: a\0b]").unwrap_err();
+    assert!(
+        e.message
+            .starts_with("[shell:] payload has a NUL byte (U+0000) at byte 2"),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn a_shell_command_is_at_most_one_argument_long() {
+    let max = zurdo::limits::MAX_SHELL_COMMAND_BYTES;
+    let fits = format!("true {}", "x".repeat(max - 5));
+    ok(&prd(HEAD, META, &format!("- [ ] c [shell: {fits}]")));
+    let long = format!("true {}", "x".repeat(max - 4));
+    let e = with_fixes(&prd(HEAD, META, &format!("- [ ] c [shell: {long}]")));
+    assert_eq!(
+        e,
+        [(
+            format!("line 11: [shell:] command is {} bytes long, more than {max}, the longest argument `sh -c` can be given", max + 1),
+            "put the commands in a script in the repository and run it: [shell: sh scripts/check.sh]".to_string()
+        )]
+    );
+}
+
+#[test]
+fn an_http_url_the_client_cannot_send_is_an_error() {
+    for url in [
+        "http://localhost/a<b",
+        "http://localhost/\x01",
+        "http://local host/",
+    ] {
+        let e = errors(&prd(
+            HEAD,
+            META,
+            &format!("- [ ] c [http: GET {url} -> 200]"),
+        ));
+        assert_eq!(e.len(), 1, "{url}: {e:?}");
+        assert!(e[0].starts_with("line 11: [http:]"), "{url}: {e:?}");
+    }
+    let e = errors(&prd(
+        HEAD,
+        META,
+        "- [ ] c [http: GET http://localhost/a<b -> 200]",
+    ));
+    assert!(
+        e[0].contains("URL `http://localhost/a<b` cannot be sent"),
+        "{e:?}"
+    );
+    for url in [
+        "http://localhost:8080/health",
+        "https://[::1]:8443/a?b=c&d=%20#frag",
+        "http://user@example.com/path/é",
+        "http://localhost/{\"json\":1}",
+    ] {
+        ok(&prd(
+            HEAD,
+            META,
+            &format!("- [ ] c [http: GET {url} -> 200]"),
+        ));
+    }
+}
+
+#[test]
+fn a_byte_order_mark_is_accepted_and_dropped() {
+    let source = format!("\u{feff}{}", prd(HEAD, META, CRIT));
+    let p = ok(&source);
+    assert_eq!(p.title, "Test");
+    assert_eq!(p.title_line, 1);
+    let p = zurdo::parse_bytes(source.as_bytes()).expect("valid through bytes too");
+    assert_eq!(p.tasks[0].line, 3);
+    // Line numbers of errors are unchanged by it.
+    let e = errors(&format!(
+        "\u{feff}{}",
+        prd("## Task: task-1 - T", META, CRIT)
+    ));
+    assert!(
+        e[0].starts_with("line 3: task heading uses hyphen-minus"),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn lone_carriage_returns_are_a_clear_error() {
+    let source = prd(HEAD, META, CRIT).replace('\n', "\r");
+    assert_eq!(
+        with_fixes(&source),
+        [(
+            "line 1: the file has a lone carriage return (CR, U+000D) at column 12; zurdo reads LF or CRLF line endings, and a lone CR (old Mac line endings) would make every line number wrong".to_string(),
+            "save the PRD with LF (or CRLF) line endings; `tr '\\r' '\\n' < old.md > new.md` converts a file that uses CR throughout".to_string()
+        )]
+    );
+    // One stray CR names its own line.
+    let source = prd(HEAD, META, CRIT).replace("Do it.", "Do\rit.");
+    let e = errors(&source);
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert!(
+        e[0].starts_with("line 8: the file has a lone carriage return (CR, U+000D) at column 3"),
+        "{e:?}"
+    );
+    // CRLF is fine, and so is a CR before CRLF's LF at the end.
+    ok(&prd(HEAD, META, CRIT).replace('\n', "\r\n"));
+}
+
+#[test]
+fn invalid_task_ids_say_what_is_wrong_and_a_free_rename() {
+    let cases = [
+        ("Task-1", "it has upper-case letters", "rename it `task-1`"),
+        ("task_1", "`_` is not allowed", "rename it `task-1`"),
+        (
+            "tâche-1",
+            "`â` is not an ASCII letter or digit",
+            "rename it `task-tache-1`",
+        ),
+        (
+            "task-é",
+            "`é` is not an ASCII letter or digit",
+            "rename it `task-e`",
+        ),
+        (
+            "task-任务",
+            "`任` is not an ASCII letter or digit",
+            "rename it `task-1`",
+        ),
+        (
+            "任务",
+            "`任` is not an ASCII letter or digit",
+            "rename it `task-1`",
+        ),
+        (
+            "auth",
+            "it does not start with `task-`",
+            "rename it `task-auth`",
+        ),
+        (
+            "task--",
+            "it has two hyphens in a row",
+            "rename it `task-1`",
+        ),
+    ];
+    for (id, problem, fix) in cases {
+        let e = with_fixes(&prd(&format!("## Task: {id} — T"), META, CRIT));
+        assert_eq!(
+            e,
+            [(
+                format!("line 3: invalid task id `{id}`: {problem}; ids match ^task-[a-z0-9-]+$ (lowercase letters, digits and single hyphens, `task-` prefix)"),
+                fix.to_string()
+            )],
+            "{id}"
+        );
+        // The suggested id is itself valid.
+        let renamed = fix.trim_start_matches("rename it `").trim_end_matches('`');
+        ok(&prd(&format!("## Task: {renamed} — T"), META, CRIT));
+    }
+}
+
+#[test]
+fn a_rename_is_never_an_id_the_prd_already_has() {
+    let task = |heading: &str| {
+        format!("{heading}\n{META}\n\n### Description\nd\n\n### Acceptance Criteria\n{CRIT}\n\n")
+    };
+    // `Task-A` would become `task-a`, which the next task has; so would the
+    // second `Task-A`'s rename and `task-a-2`'s.
+    let source = format!(
+        "# PRD: x\n\n{}{}{}{}",
+        task("## Task: Task-A — One"),
+        task("## Task: task-a — Two"),
+        task("## Task: task-a-2 — Three"),
+        task("## Task: TASK-A — Four"),
+    );
+    let fixes: Vec<String> = with_fixes(&source).into_iter().map(|(_, f)| f).collect();
+    assert_eq!(fixes, ["rename it `task-a-3`", "rename it `task-a-4`"]);
+    // A duplicate's suggestion is free too.
+    let source = format!(
+        "# PRD: x\n\n{}{}{}",
+        task("## Task: task-1 — One"),
+        task("## Task: task-1-2 — Two"),
+        task("## Task: task-1 — Three"),
+    );
+    assert_eq!(
+        with_fixes(&source),
+        [(
+            "line 23: duplicate task id `task-1` (first at line 3)".to_string(),
+            "give each task its own id, e.g. `task-1-3`".to_string()
+        )]
+    );
+    // An id with nothing usable in it is named by its position, if free.
+    let source = format!(
+        "# PRD: x\n\n{}{}",
+        task("## Task: task-2 — One"),
+        task("## Task: 任务 — Two"),
+    );
+    let fixes: Vec<String> = with_fixes(&source).into_iter().map(|(_, f)| f).collect();
+    assert_eq!(fixes, ["rename it `task-2-2`"]);
+}

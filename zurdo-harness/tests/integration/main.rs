@@ -10,6 +10,7 @@ mod baselines;
 mod confinement;
 mod frozen;
 mod hostile_hints;
+mod hostile_input;
 mod hostile_state;
 mod interrupt;
 mod live_output;

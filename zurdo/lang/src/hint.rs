@@ -7,6 +7,7 @@
 
 use serde::Serialize;
 
+use crate::limits;
 use crate::paths::{self, RepoPath};
 use crate::suggest::closest;
 
@@ -259,6 +260,15 @@ pub fn read_block(inner: &str) -> Result<Block, HintError> {
         };
     }
     let payload = payload.unwrap_or("");
+    if let Some(at) = payload.find('\0') {
+        return Err(HintError::with_fix(
+            format!(
+                "[{name}:] payload has a NUL byte (U+0000) at byte {}; no command line, path or URL can carry one",
+                at + 1
+            ),
+            "remove the NUL byte (a [shell:] command that must print one can run `printf '\\0'`)",
+        ));
+    }
     if payload.is_empty() {
         return Err(HintError::with_fix(
             format!("[{name}:] has an empty payload"),
@@ -313,7 +323,7 @@ pub fn example(kind: &str) -> &'static str {
 fn parse_payload(kind: &str, payload: &str) -> Result<Check, HintError> {
     Ok(match kind {
         "shell" => Check::Shell {
-            command: payload.to_string(),
+            command: shell_command(payload)?,
         },
         "http" => Check::Http(parse_http(payload)?),
         "file-exists" => Check::FileExists {
@@ -333,6 +343,22 @@ fn parse_payload(kind: &str, payload: &str) -> Result<Check, HintError> {
         "callers" => Check::Callers(parse_callers(payload)?),
         _ => return Err(unknown_kind(kind)),
     })
+}
+
+/// A `[shell:]` command: one argument of `sh -c`, so within the kernel's
+/// limit on one argument ([`limits::MAX_SHELL_COMMAND_BYTES`]).
+fn shell_command(payload: &str) -> Result<String, HintError> {
+    let max = limits::MAX_SHELL_COMMAND_BYTES;
+    if payload.len() > max {
+        return Err(HintError::with_fix(
+            format!(
+                "[shell:] command is {} bytes long, more than {max}, the longest argument `sh -c` can be given",
+                payload.len()
+            ),
+            "put the commands in a script in the repository and run it: [shell: sh scripts/check.sh]",
+        ));
+    }
+    Ok(payload.to_string())
 }
 
 fn file_path(kind: &str, payload: &str) -> Result<RepoPath, HintError> {
@@ -386,6 +412,14 @@ fn parse_http(payload: &str) -> Result<HttpCheck, HintError> {
         ));
     }
     let (host, port) = split_authority(url).map_err(|e| HintError::with_fix(e, shape))?;
+    // The parser the request is sent with (ureq takes its URL as an
+    // `http::Uri`), so a URL validate accepts is one verify can send.
+    if let Err(e) = http::Uri::try_from(url) {
+        return Err(HintError::with_fix(
+            format!("[http:] URL `{url}` cannot be sent: {e}"),
+            "percent-encode what a URL cannot hold as written (control characters, `<`, `>`, `\\`, `^`), e.g. `%5E` for `^`, and keep it under 64 KiB",
+        ));
+    }
     Ok(HttpCheck {
         method: method.to_string(),
         url: url.to_string(),
@@ -445,28 +479,14 @@ fn parse_grep(kind: &str, payload: &str) -> Result<GrepCheck, HintError> {
             format!("write [{kind}: REGEX in PATH-OR-GLOB]"),
         ));
     }
-    // Checking the syntax is enough here (building the matcher costs ten times
-    // more); a pattern too large to compile fails when the hint runs.
-    if let Err(e) = regex_syntax::Parser::new().parse(pattern) {
-        let detail = e.to_string();
-        let last = detail
-            .lines()
-            .rev()
-            .find(|l| !l.trim().is_empty())
-            .unwrap_or("");
-        return Err(HintError::with_fix(
-            format!(
-                "[{kind}:] pattern `{pattern}` is not a valid regex: {}",
-                last.trim()
-            ),
-            "escape regex metacharacters with a backslash, e.g. `fn main\\(\\)`",
-        ));
+    if let Err(e) = check_regex(pattern) {
+        return Err(regex_error(kind, pattern, &e));
     }
     let target_is_glob = paths::has_glob_meta(target);
     let target = RepoPath::parse(target)
         .map_err(|e| HintError::with_fix(format!("[{kind}:] {e}"), paths::FIX))?;
     if target_is_glob {
-        if let Err(e) = globset::Glob::new(target.as_str()) {
+        if let Err(e) = grep_glob(target.as_str()) {
             return Err(HintError::new(format!(
                 "[{kind}:] glob `{target}` is invalid: {e}"
             )));
@@ -477,6 +497,103 @@ fn parse_grep(kind: &str, payload: &str) -> Result<GrepCheck, HintError> {
         target,
         target_is_glob,
     })
+}
+
+/// Builds a `[grep:]`/`[no-grep:]` pattern exactly as the verifier does:
+/// `regex::bytes` (so a pattern may match bytes that are not UTF-8), with
+/// `^` and `$` matching at line ends, and the default size limits. Validate
+/// and verify both build through here, so they cannot disagree.
+pub fn grep_regex(pattern: &str) -> Result<regex::bytes::Regex, regex::Error> {
+    regex::bytes::RegexBuilder::new(pattern)
+        .multi_line(true)
+        .build()
+}
+
+/// Builds a `[grep:]`/`[no-grep:]` glob target exactly as the verifier
+/// does (`*` stays within one path segment).
+pub fn grep_glob(glob: &str) -> Result<globset::Glob, globset::Error> {
+    globset::GlobBuilder::new(glob)
+        .literal_separator(true)
+        .build()
+}
+
+/// Patterns built without error during the parse under way on this thread,
+/// so a pattern repeated across a PRD (`todo!\(` in every task) is built
+/// once. Bounded: cleared when it would hold more than a MiB of patterns,
+/// and after each parse ([`crate::parse`] calls [`forget_patterns`]).
+mod seen {
+    use std::cell::RefCell;
+    use std::collections::HashSet;
+
+    /// The most pattern bytes remembered.
+    pub(super) const SEEN_BYTES: usize = 1 << 20;
+
+    thread_local! {
+        static SEEN: RefCell<(HashSet<String>, usize)> = RefCell::new((HashSet::new(), 0));
+    }
+
+    pub(super) fn clear() {
+        SEEN.with(|s| *s.borrow_mut() = (HashSet::new(), 0));
+    }
+
+    pub(super) fn contains(pattern: &str) -> bool {
+        SEEN.with(|s| s.borrow().0.contains(pattern))
+    }
+
+    pub(super) fn insert(pattern: &str) {
+        SEEN.with(|s| {
+            let mut s = s.borrow_mut();
+            if s.1 + pattern.len() > SEEN_BYTES {
+                s.0.clear();
+                s.1 = 0;
+            }
+            if pattern.len() <= SEEN_BYTES && s.0.insert(pattern.to_string()) {
+                s.1 += pattern.len();
+            }
+        });
+    }
+}
+
+/// Forgets the patterns remembered as built, so each parse builds each of
+/// its distinct patterns once, and no memory is held between parses.
+pub(crate) fn forget_patterns() {
+    seen::clear();
+}
+
+/// Checks that `pattern` builds with [`grep_regex`], remembering success.
+fn check_regex(pattern: &str) -> Result<(), regex::Error> {
+    if seen::contains(pattern) {
+        return Ok(());
+    }
+    grep_regex(pattern)?;
+    seen::insert(pattern);
+    Ok(())
+}
+
+fn regex_error(kind: &str, pattern: &str, e: &regex::Error) -> HintError {
+    match e {
+        regex::Error::CompiledTooBig(limit) => HintError::with_fix(
+            format!(
+                "[{kind}:] pattern `{pattern}` is too large to build: its compiled form exceeds the regex size limit ({limit} bytes)"
+            ),
+            "use smaller repetition counts (`a{1000}{1000}` asks for a million copies) or a simpler pattern",
+        ),
+        _ => {
+            let detail = e.to_string();
+            let last = detail
+                .lines()
+                .rev()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("");
+            HintError::with_fix(
+                format!(
+                    "[{kind}:] pattern `{pattern}` is not a valid regex: {}",
+                    last.trim()
+                ),
+                "escape regex metacharacters with a backslash, e.g. `fn main\\(\\)`",
+            )
+        }
+    }
 }
 
 fn parse_callers(payload: &str) -> Result<CallersCheck, HintError> {
@@ -535,4 +652,76 @@ fn parse_name(kind: &str, text: &str) -> Result<QualifiedName, HintError> {
         }
     }
     Ok(QualifiedName { segments })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Validate's check of a pattern agrees with the verifier's builder,
+    /// both ways, cached or not.
+    #[test]
+    fn regex_check_agrees_with_the_verifier_builder() {
+        let long_literal = "x".repeat(5000);
+        let patterns = [
+            "fn main\\(",
+            "todo!\\(",
+            "^fn main$",
+            "\\bword\\b",
+            "",
+            "(?-u:\\xFF)",
+            "a{1000}{1000}",
+            "\\w{1000}",
+            "(a|b)*c",
+            "(?i)hello",
+            "[a-",
+            "a)",
+            "(?P<n>x)(?P<n>y)",
+            long_literal.as_str(),
+        ];
+        for p in patterns.iter().chain(&patterns) {
+            assert_eq!(
+                check_regex(p).is_ok(),
+                grep_regex(p).is_ok(),
+                "{}",
+                p.get(..40).unwrap_or(p)
+            );
+        }
+        assert!(
+            check_regex("(?-u:\\xFF)").is_ok(),
+            "bytes patterns are allowed"
+        );
+        assert!(matches!(
+            check_regex("a{1000}{1000}"),
+            Err(regex::Error::CompiledTooBig(_))
+        ));
+    }
+
+    #[test]
+    fn a_nul_byte_in_any_payload_is_refused() {
+        for hint in [
+            "[shell: printf 'a\0b']",
+            "[file-exists: a\0b]",
+            "[grep: x in a\0b]",
+            "[http: GET http://localhost/\0 -> 200]",
+        ] {
+            let e = parse_hint(hint).expect_err(hint);
+            assert!(
+                e.message.contains("payload has a NUL byte (U+0000)"),
+                "{e:?}"
+            );
+            assert!(e.fix.is_some_and(|f| f.starts_with("remove the NUL byte")));
+        }
+    }
+
+    #[test]
+    fn the_pattern_cache_stays_bounded() {
+        let big = "y".repeat(seen::SEEN_BYTES / 2 + 1);
+        seen::insert(&big);
+        assert!(seen::contains(&big));
+        seen::insert(&big.replace('y', "z"));
+        assert!(!seen::contains(&big), "cleared once over the bound");
+        seen::insert(&"w".repeat(seen::SEEN_BYTES + 1));
+        assert!(!seen::contains(&"w".repeat(seen::SEEN_BYTES + 1)));
+    }
 }

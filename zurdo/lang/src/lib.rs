@@ -15,6 +15,7 @@
 pub mod diagnostic;
 mod graph;
 pub mod hint;
+pub mod limits;
 mod lines;
 pub mod model;
 pub mod naming;

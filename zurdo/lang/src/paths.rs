@@ -50,6 +50,27 @@ impl std::fmt::Display for RepoPath {
     }
 }
 
+/// Checks one glob of paths no attempt may modify, as `**Frozen**` and
+/// `[verification] protected_paths` write them: root-anchored, no negation,
+/// no absolute path, no `..`, and valid globset syntax as the frozen-path
+/// guard builds it (`*` stays within one path segment). Returns it
+/// normalized (a leading `./` and a trailing `/` dropped); the error says
+/// what is wrong with the glob, for the caller to prefix with its key.
+pub fn frozen_glob(glob: &str) -> Result<RepoPath, String> {
+    let glob = glob.trim();
+    if glob.starts_with('!') {
+        return Err(format!(
+            "glob `{glob}` is a negation; negation is not supported"
+        ));
+    }
+    let path = RepoPath::parse(glob).map_err(|e| format!("{e}; {FIX}"))?;
+    globset::GlobBuilder::new(path.as_str())
+        .literal_separator(true)
+        .build()
+        .map_err(|e| format!("glob `{glob}` is invalid: {e}"))?;
+    Ok(path)
+}
+
 /// True when `text` contains glob metacharacters (`*`, `?`, `[`, `{`).
 pub fn has_glob_meta(text: &str) -> bool {
     text.contains(['*', '?', '[', '{'])
@@ -77,6 +98,25 @@ mod tests {
         assert!(RepoPath::parse("a/../../b").unwrap_err().contains(".."));
         assert!(RepoPath::parse("C:\\x").unwrap_err().contains("absolute"));
         assert!(RepoPath::parse("./").unwrap_err().contains("names no file"));
+    }
+
+    #[test]
+    fn frozen_globs_stay_inside_and_compile() {
+        assert_eq!(frozen_glob("./docs/*.md").unwrap().as_str(), "docs/*.md");
+        assert_eq!(frozen_glob("**").unwrap().as_str(), "**");
+        for (glob, expected) in [
+            ("/", "absolute"),
+            ("/etc/*", "absolute"),
+            ("../x/*", "`..`"),
+            ("src/**/../../x", "`..`"),
+            ("!docs/*", "negation"),
+            ("src/[a", "invalid"),
+            ("", "names no file"),
+            (".", "names no file"),
+        ] {
+            let e = frozen_glob(glob).unwrap_err();
+            assert!(e.contains(expected), "{glob}: {e}");
+        }
     }
 
     #[test]

@@ -234,6 +234,16 @@ pub fn run_bounded(
     }
 }
 
+/// `start + timeout`, or a deadline some 136 years out when the clock
+/// cannot hold that sum (a timeout too large to mean anything never
+/// panics).
+pub(crate) fn deadline(start: Instant, timeout: Duration) -> Instant {
+    start
+        .checked_add(timeout)
+        .or_else(|| start.checked_add(Duration::from_secs(u64::from(u32::MAX))))
+        .unwrap_or(start)
+}
+
 /// What the helper threads of [`run_threaded`] report.
 enum Event {
     /// Output arrived.
@@ -267,7 +277,7 @@ fn run_threaded(
     drop(tx);
     let mut out = Capture::new(keep);
     let mut err = Capture::new(keep);
-    let deadline = start + timeout;
+    let deadline = deadline(start, timeout);
     let mut timed_out = false;
     let mut ending: Option<Ending> = None;
     let mut elapsed = Duration::ZERO;
@@ -374,6 +384,16 @@ pub fn kill_group(group: i32) {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_timeout_too_large_for_the_clock_is_a_far_deadline_not_a_panic() {
+        let start = Instant::now();
+        assert!(super::deadline(start, Duration::MAX) > start + Duration::from_secs(86_400 * 365));
+        assert_eq!(
+            super::deadline(start, Duration::from_secs(5)),
+            start + Duration::from_secs(5)
+        );
+    }
+
     use super::*;
     use std::os::unix::process::CommandExt;
 

@@ -73,7 +73,7 @@ pub(super) fn wait(
     let group = child.id() as i32;
     let mut out: Pipe<ChildStdout> = Pipe::new(Stream::Stdout, child.stdout.take(), keep);
     let mut err: Pipe<ChildStderr> = Pipe::new(Stream::Stderr, child.stderr.take(), keep);
-    let deadline = start + timeout;
+    let deadline = super::deadline(start, timeout);
     let mut ending: Option<Ending> = None;
     let mut elapsed = Duration::ZERO;
     let mut drain_until = deadline;

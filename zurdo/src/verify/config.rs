@@ -3,10 +3,18 @@
 
 use std::path::{Path, PathBuf};
 
+use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
+use toml::Spanned;
+
+use crate::{limits, paths};
 
 /// Where the config lives, relative to the repository root.
 pub const CONFIG_PATH: &str = ".zurdo/config.toml";
+
+/// The largest `http_read_limit`: 64 MiB of an `[http:]` response body held
+/// in memory at most.
+pub const MAX_HTTP_READ_LIMIT: u64 = 64 * 1024 * 1024;
 
 /// Settings that change how hints are judged.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -79,13 +87,13 @@ impl Default for VerificationConfig {
 }
 
 /// The file as the verifier reads it: `[verification]` strictly, other
-/// sections (owned by the run loop) are left to their own reader.
+/// sections (owned by the run loop) are left to their own reader, unread
+/// (not even buffered as TOML values, which hold no integer above
+/// `i64::MAX`).
 #[derive(Debug, Default, Deserialize)]
 struct ConfigFile {
     #[serde(default)]
     verification: VerificationConfig,
-    #[serde(flatten)]
-    _rest: toml::Table,
 }
 
 /// A config file that could not be read or is wrong.
@@ -122,26 +130,67 @@ impl VerificationConfig {
         Self::parse(&text).map_err(|message| ConfigError { path, message })
     }
 
-    /// Parses config text, checking every `[verification]` key and value.
+    /// Parses config text, checking every `[verification]` key and value:
+    /// durations within [`limits::MAX_DURATION_SECONDS`], `http_read_limit`
+    /// within [`MAX_HTTP_READ_LIMIT`], each `protected_paths` glob as a
+    /// `**Frozen**` glob is checked (returned normalized), and the standing
+    /// rules. An error names the line and says the fix.
     pub fn parse(text: &str) -> Result<VerificationConfig, String> {
         let file: ConfigFile = toml::from_str(text).map_err(|e| describe(text, &e))?;
-        let v = file.verification;
-        if v.criterion_seconds == 0 {
-            return Err("[verification] criterion_seconds must be at least 1".into());
-        }
-        if v.http_read_limit == 0 {
-            return Err("[verification] http_read_limit must be at least 1".into());
-        }
-        if v.standing_budget_seconds == 0 {
-            return Err("[verification] standing_budget_seconds must be at least 1".into());
-        }
+        let mut v = file.verification;
+        // Where each value is, for the errors below; the text parsed above,
+        // so this parses too (else the errors go without a line).
+        let spans = toml::from_str::<SpansFile>(text)
+            .map(|f| f.verification)
+            .unwrap_or_default();
+        let at = |span: &Option<Spanned<IgnoredAny>>, message: String| {
+            locate(text, span.as_ref().map(Spanned::span), &message)
+        };
+        let seconds = |key: &str, value: u64, span: &Option<Spanned<IgnoredAny>>| {
+            limits::check_seconds("[verification]", key, value).map_err(|m| at(span, m))
+        };
+        seconds(
+            "criterion_seconds",
+            v.criterion_seconds,
+            &spans.criterion_seconds,
+        )?;
+        seconds(
+            "standing_budget_seconds",
+            v.standing_budget_seconds,
+            &spans.standing_budget_seconds,
+        )?;
+        limits::check_count(
+            "[verification]",
+            "http_read_limit",
+            v.http_read_limit,
+            1,
+            MAX_HTTP_READ_LIMIT,
+            Some("64 MiB"),
+        )
+        .map_err(|m| at(&spans.http_read_limit, m))?;
         if !matches!(v.clean_room.as_str(), "off" | "checkout" | "bubblewrap") {
-            return Err(format!(
-                "[verification] clean_room = \"{}\": use \"off\", \"checkout\" or \"bubblewrap\"",
-                v.clean_room
+            return Err(at(
+                &spans.clean_room,
+                format!(
+                    "[verification] clean_room = \"{}\": use \"off\", \"checkout\" or \"bubblewrap\"",
+                    v.clean_room
+                ),
             ));
         }
         super::env::check_allowlist(&v.env_allowlist)?;
+        let mut protected = Vec::with_capacity(v.protected_paths.len());
+        for (i, glob) in v.protected_paths.iter().enumerate() {
+            let path = paths::frozen_glob(glob).map_err(|e| {
+                let span = spans
+                    .protected_paths
+                    .as_ref()
+                    .and_then(|p| p.get(i))
+                    .cloned();
+                at(&span, format!("[verification] protected_paths {e}"))
+            })?;
+            protected.push(path.as_str().to_string());
+        }
+        v.protected_paths = protected;
         v.standing_rules()?;
         Ok(v)
     }
@@ -178,13 +227,35 @@ impl VerificationConfig {
     }
 }
 
+/// Where each checked `[verification]` value is written.
+#[derive(Debug, Default, Deserialize)]
+struct SpansFile {
+    #[serde(default)]
+    verification: Spans,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct Spans {
+    criterion_seconds: Option<Spanned<IgnoredAny>>,
+    http_read_limit: Option<Spanned<IgnoredAny>>,
+    standing_budget_seconds: Option<Spanned<IgnoredAny>>,
+    clean_room: Option<Spanned<IgnoredAny>>,
+    protected_paths: Option<Vec<Spanned<IgnoredAny>>>,
+}
+
 /// One line naming where the problem is: `line N: key = value: message`.
 fn describe(text: &str, error: &toml::de::Error) -> String {
     let message = error
         .message()
         .trim()
         .replace("expected u64", "expected a non-negative integer");
-    let Some(span) = error.span() else {
+    locate(text, error.span(), &message)
+}
+
+/// `line N: `source line`: message`, or the bare message without a span.
+fn locate(text: &str, span: Option<std::ops::Range<usize>>, message: &str) -> String {
+    let Some(span) = span else {
         return message.to_string();
     };
     let start = span.start.min(text.len());
@@ -258,6 +329,85 @@ mod tests {
         assert!(e.contains("line 2") && e.contains("integer"), "{e}");
         let e = VerificationConfig::parse("[verification]\ncriterion_seconds = 0\n").unwrap_err();
         assert!(e.contains("criterion_seconds"), "{e}");
+    }
+
+    #[test]
+    fn durations_and_limits_are_bounded_with_the_line_and_a_fix() {
+        for (text, expected) in [
+            (
+                "[verification]\ncriterion_seconds = 9223372036854775807\n",
+                "line 2: `criterion_seconds = 9223372036854775807`: [verification] criterion_seconds = 9223372036854775807 is more than 604800 (7 days), the most zurdo accepts; write criterion_seconds = 604800 or less",
+            ),
+            (
+                "[verification]\n\nstanding_budget_seconds = 604801\n",
+                "line 3: `standing_budget_seconds = 604801`: [verification] standing_budget_seconds = 604801 is more than 604800 (7 days), the most zurdo accepts; write standing_budget_seconds = 604800 or less",
+            ),
+            (
+                "[verification]\nstanding_budget_seconds = 0\n",
+                "line 2: `standing_budget_seconds = 0`: [verification] standing_budget_seconds must be at least 1; write standing_budget_seconds = 1 or more",
+            ),
+            (
+                "[verification]\nhttp_read_limit = 18446744073709551615\n",
+                "line 2: `http_read_limit = 18446744073709551615`: [verification] http_read_limit = 18446744073709551615 is more than 67108864 (64 MiB), the most zurdo accepts; write http_read_limit = 67108864 or less",
+            ),
+            (
+                "[verification]\nclean_room = \"on\"\n",
+                "line 2: `clean_room = \"on\"`: [verification] clean_room = \"on\": use \"off\", \"checkout\" or \"bubblewrap\"",
+            ),
+        ] {
+            assert_eq!(VerificationConfig::parse(text).unwrap_err(), expected);
+        }
+        let most = VerificationConfig::parse(
+            "[verification]\ncriterion_seconds = 604800\nstanding_budget_seconds = 604800\nhttp_read_limit = 67108864\n",
+        )
+        .unwrap();
+        assert_eq!(most.criterion_seconds, 604_800);
+    }
+
+    #[test]
+    fn protected_paths_are_checked_like_frozen_globs() {
+        for (entry, line, expected) in [
+            (
+                "/",
+                2,
+                "[verification] protected_paths path `/` is absolute",
+            ),
+            ("/etc/*", 2, "is absolute"),
+            ("../other/*", 2, "leaves the repository through `..`"),
+            ("src/**/../../x", 2, "leaves the repository through `..`"),
+            (
+                "src/[a",
+                2,
+                "[verification] protected_paths glob `src/[a` is invalid",
+            ),
+            ("!docs/*", 2, "negation is not supported"),
+            ("", 2, "names no file"),
+        ] {
+            let text = format!("[verification]\nprotected_paths = [\"{entry}\"]\n");
+            let e = VerificationConfig::parse(&text).unwrap_err();
+            assert!(
+                e.starts_with(&format!("line {line}: `protected_paths = ["))
+                    && e.contains(expected),
+                "{entry}: {e}"
+            );
+        }
+        // Each entry's own line in a multi-line array.
+        let e = VerificationConfig::parse(
+            "[verification]\nprotected_paths = [\n  \"docs/*.md\",\n  \"../x\",\n]\n",
+        )
+        .unwrap_err();
+        assert!(e.starts_with("line 4: `\"../x\",`"), "{e}");
+        assert!(
+            e.ends_with(
+                "paths are relative to the repository root, e.g. src/main.rs, with no `..`"
+            ),
+            "{e}"
+        );
+        let v = VerificationConfig::parse(
+            "[verification]\nprotected_paths = [\"./docs/*.md\", \"migrations/\", \"**/*.lock\"]\n",
+        )
+        .unwrap();
+        assert_eq!(v.protected_paths, ["docs/*.md", "migrations", "**/*.lock"]);
     }
 
     #[test]

@@ -20,7 +20,6 @@
 
 use std::path::{Path, PathBuf};
 
-use globset::GlobBuilder;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use ignore::Match;
 use zurdo_base::files::kind_of;
@@ -39,10 +38,8 @@ const PASSED_OVER_SHOWN: usize = 5;
 /// Runs a `[grep:]` (`want_match`) or `[no-grep:]` check.
 pub(crate) fn check(root: &Path, grep: &GrepCheck, want_match: bool) -> (Verdict, Evidence) {
     let mut evidence = Evidence::default();
-    let regex = match regex::bytes::RegexBuilder::new(&grep.pattern)
-        .multi_line(true)
-        .build()
-    {
+    // Built exactly as `zurdo validate` builds it: what validates, runs.
+    let regex = match crate::hint::grep_regex(&grep.pattern) {
         Ok(r) => r,
         Err(e) => {
             return (
@@ -181,9 +178,7 @@ fn targets(root: &Path, grep: &GrepCheck) -> Result<Option<Found>, Reason> {
             passed_over: Vec::new(),
         }));
     }
-    let glob = GlobBuilder::new(target)
-        .literal_separator(true)
-        .build()
+    let glob = crate::hint::grep_glob(target)
         .map_err(|e| Reason::BadRegex {
             error: format!("glob `{target}`: {e}"),
         })?

@@ -36,6 +36,17 @@ pub(super) struct TaskHeading {
     pub id: Option<String>,
     /// The title after the separator (possibly empty on error).
     pub title: String,
+    /// The id as written, when it is invalid: its error waits for the whole
+    /// PRD to be read, so the rename it suggests is one no task has.
+    pub bad_id: Option<BadId>,
+}
+
+/// An invalid task id, its error still without a fix.
+pub(super) struct BadId {
+    /// The error, naming what is wrong.
+    pub diagnostic: Diagnostic,
+    /// The id as written (may be empty).
+    pub written: String,
 }
 
 const SHAPE: &str = "write `## Task: <id> — <title>`, e.g. `## Task: task-1 — Add the greeter`";
@@ -59,6 +70,7 @@ pub(super) fn task_heading(text: &str, line: usize, errors: &mut Vec<Diagnostic>
         return TaskHeading {
             id: None,
             title: String::new(),
+            bad_id: None,
         };
     };
     let rest = rest.trim_start();
@@ -74,15 +86,17 @@ pub(super) fn task_heading(text: &str, line: usize, errors: &mut Vec<Diagnostic>
             )
             .with_fix(format!("write `## Task: {id} — {}`", join(title, after))),
         );
+        let (id, bad_id) = check_id(id, line);
         return TaskHeading {
-            id: check_id(id, line, errors),
+            id,
             title: join(title, after),
+            bad_id,
         };
     }
 
     let (separator, title) = after.split_once(char::is_whitespace).unwrap_or((after, ""));
     let title = title.trim().to_string();
-    let id = check_id(id_token, line, errors);
+    let (id, bad_id) = check_id(id_token, line);
     match separator {
         "\u{2014}" => {}
         "-" | "--" | "---" => errors.push(
@@ -108,14 +122,14 @@ pub(super) fn task_heading(text: &str, line: usize, errors: &mut Vec<Diagnostic>
                 Diagnostic::new(line, "task heading has no ` — <title>` after the id")
                     .with_fix(SHAPE),
             );
-            return TaskHeading { id, title };
+            return TaskHeading { id, title, bad_id };
         }
         other => {
             errors.push(
                 Diagnostic::new(line, format!("task heading has `{other}` where ` — ` (em-dash, U+2014) must separate id and title"))
                     .with_fix(SHAPE),
             );
-            return TaskHeading { id, title };
+            return TaskHeading { id, title, bad_id };
         }
     }
     if title.is_empty() {
@@ -124,47 +138,135 @@ pub(super) fn task_heading(text: &str, line: usize, errors: &mut Vec<Diagnostic>
                 .with_fix(SHAPE),
         );
     }
-    TaskHeading { id, title }
+    TaskHeading { id, title, bad_id }
 }
 
 fn join(a: &str, b: &str) -> String {
     format!("{} {}", a.trim(), b.trim()).trim().to_string()
 }
 
-fn check_id(id: &str, line: usize, errors: &mut Vec<Diagnostic>) -> Option<String> {
+fn check_id(id: &str, line: usize) -> (Option<String>, Option<BadId>) {
     if TASK_ID.is_match(id) {
-        return Some(id.to_string());
+        return (Some(id.to_string()), None);
     }
     let message = if id.is_empty() {
         "task heading has no id after `Task:`".to_string()
     } else {
-        format!("invalid task id `{id}`: ids match ^task-[a-z0-9-]+$ (lowercase letters, digits and single hyphens, `task-` prefix)")
+        format!(
+            "invalid task id `{id}`: {}; ids match ^task-[a-z0-9-]+$ (lowercase letters, digits and single hyphens, `task-` prefix)",
+            id_problem(id)
+        )
     };
-    let diagnostic = Diagnostic::new(line, message);
-    errors.push(match suggest_id(id) {
-        Some(s) => diagnostic.with_fix(format!("rename it `{s}`")),
-        None => diagnostic.with_fix(SHAPE),
-    });
-    None
+    let bad = BadId {
+        diagnostic: Diagnostic::new(line, message),
+        written: id.to_string(),
+    };
+    (None, Some(bad))
 }
 
-/// A valid id close to what was written, if one is obvious.
-fn suggest_id(id: &str) -> Option<String> {
-    let mut s: String = id
-        .to_lowercase()
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect();
-    while s.contains("--") {
-        s = s.replace("--", "-");
+/// What is wrong with an id that is not valid, first thing first.
+fn id_problem(id: &str) -> String {
+    if let Some(c) = id.chars().find(|c| !c.is_ascii()) {
+        return format!("`{c}` is not an ASCII letter or digit");
     }
-    let s = s.trim_matches('-');
-    let s = if s.starts_with("task-") {
-        s.to_string()
+    if id.chars().any(|c| c.is_ascii_uppercase()) {
+        return "it has upper-case letters".to_string();
+    }
+    if let Some(c) = id
+        .chars()
+        .find(|&c| !(c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'))
+    {
+        return format!("`{c}` is not allowed");
+    }
+    if !id.starts_with("task-") {
+        return "it does not start with `task-`".to_string();
+    }
+    if id == "task-" {
+        return "nothing follows `task-`".to_string();
+    }
+    if id.contains("--") {
+        return "it has two hyphens in a row".to_string();
+    }
+    "it ends with a hyphen".to_string()
+}
+
+/// Completes the error of an invalid id with a rename no task in the PRD
+/// has taken (`taken` holds every id in use; the rename is added to it).
+/// `ordinal` is the heading's position among task headings, for an id with
+/// nothing usable in it (`task-3`).
+pub(super) fn rename_fix(
+    bad: BadId,
+    ordinal: usize,
+    title: &str,
+    taken: &mut std::collections::HashSet<String>,
+) -> Diagnostic {
+    let base = suggest_id(&bad.written).unwrap_or_else(|| format!("task-{ordinal}"));
+    let mut id = base.clone();
+    let mut n = 2;
+    while taken.contains(&id) {
+        id = format!("{base}-{n}");
+        n += 1;
+    }
+    taken.insert(id.clone());
+    let fix = if bad.written.is_empty() {
+        let title = if title.is_empty() { "<title>" } else { title };
+        format!("write `## Task: {id} — {title}`")
     } else {
-        format!("task-{s}")
+        format!("rename it `{id}`")
     };
-    (TASK_ID.is_match(&s)).then_some(s)
+    bad.diagnostic.with_fix(fix)
+}
+
+/// A valid id close to what was written: lower case, accents dropped from
+/// Latin letters, anything else a hyphen, `task-` in front. `None` when
+/// nothing usable is left (`task-任务`, `--`).
+fn suggest_id(id: &str) -> Option<String> {
+    let mut s = String::with_capacity(id.len());
+    for c in id.to_lowercase().chars() {
+        match c {
+            'a'..='z' | '0'..='9' => s.push(c),
+            _ => match ascii_letters(c) {
+                Some(letters) => s.push_str(letters),
+                None => s.push('-'),
+            },
+        }
+    }
+    let words: Vec<&str> = s.split('-').filter(|w| !w.is_empty()).collect();
+    let words = match words.split_first() {
+        Some((&"task", rest)) => rest,
+        _ => &words[..],
+    };
+    if words.is_empty() {
+        return None;
+    }
+    let s = format!("task-{}", words.join("-"));
+    TASK_ID.is_match(&s).then_some(s)
+}
+
+/// The ASCII letters of a lower-case Latin letter with a diacritic.
+fn ascii_letters(c: char) -> Option<&'static str> {
+    Some(match c {
+        'à' | 'á' | 'â' | 'ã' | 'ä' | 'å' | 'ā' | 'ă' | 'ą' => "a",
+        'æ' => "ae",
+        'ç' | 'ć' | 'č' => "c",
+        'ď' | 'đ' | 'ð' => "d",
+        'è' | 'é' | 'ê' | 'ë' | 'ē' | 'ė' | 'ę' | 'ě' => "e",
+        'ğ' => "g",
+        'ì' | 'í' | 'î' | 'ï' | 'ī' | 'į' | 'ı' => "i",
+        'ł' | 'ľ' => "l",
+        'ñ' | 'ń' | 'ň' => "n",
+        'ò' | 'ó' | 'ô' | 'õ' | 'ö' | 'ø' | 'ō' | 'ő' => "o",
+        'œ' => "oe",
+        'ř' => "r",
+        'ś' | 'š' | 'ş' => "s",
+        'ß' => "ss",
+        'ť' | 'ţ' => "t",
+        'þ' => "th",
+        'ù' | 'ú' | 'û' | 'ü' | 'ū' | 'ů' | 'ű' | 'ų' => "u",
+        'ý' | 'ÿ' => "y",
+        'ź' | 'ż' | 'ž' => "z",
+        _ => return None,
+    })
 }
 
 #[cfg(test)]
@@ -174,6 +276,7 @@ mod tests {
     fn read(text: &str) -> (Option<String>, Vec<String>) {
         let mut errors = Vec::new();
         let h = task_heading(text, 7, &mut errors);
+        errors.extend(h.bad_id.map(|b| b.diagnostic));
         (h.id, errors.into_iter().map(|e| e.message).collect())
     }
 
@@ -210,6 +313,53 @@ mod tests {
             Some("task-auth-rotate")
         );
         assert_eq!(suggest_id("--"), None);
+        assert_eq!(suggest_id("tâche-1").as_deref(), Some("task-tache-1"));
+        assert_eq!(suggest_id("task-é").as_deref(), Some("task-e"));
+        assert_eq!(suggest_id("task-任务"), None);
+        assert_eq!(suggest_id("Task"), None);
+        assert_eq!(suggest_id("任务-2").as_deref(), Some("task-2"));
+    }
+
+    #[test]
+    fn renames_are_free_ids() {
+        let bad = |written: &str| BadId {
+            diagnostic: Diagnostic::new(1, "x"),
+            written: written.to_string(),
+        };
+        let mut taken: std::collections::HashSet<String> =
+            ["task-a".to_string(), "task-a-2".to_string()].into();
+        let fix = |d: Diagnostic| d.fix.unwrap_or_default();
+        assert_eq!(
+            fix(rename_fix(bad("Task-A"), 1, "T", &mut taken)),
+            "rename it `task-a-3`"
+        );
+        assert_eq!(
+            fix(rename_fix(bad("Task-A"), 2, "T", &mut taken)),
+            "rename it `task-a-4`"
+        );
+        assert_eq!(
+            fix(rename_fix(bad("task-任务"), 5, "T", &mut taken)),
+            "rename it `task-5`"
+        );
+        assert_eq!(
+            fix(rename_fix(bad(""), 6, "Title", &mut taken)),
+            "write `## Task: task-6 — Title`"
+        );
+    }
+
+    #[test]
+    fn each_invalid_id_says_what_is_wrong() {
+        for (id, problem) in [
+            ("Task-1", "it has upper-case letters"),
+            ("task_1", "`_` is not allowed"),
+            ("tâche", "`â` is not an ASCII letter or digit"),
+            ("auth", "it does not start with `task-`"),
+            ("task-", "nothing follows `task-`"),
+            ("task-a--b", "it has two hyphens in a row"),
+            ("task-a-", "it ends with a hyphen"),
+        ] {
+            assert_eq!(id_problem(id), problem, "{id}");
+        }
     }
 
     #[test]

@@ -1,8 +1,9 @@
 //! The `**Key**: value` block under a task heading.
 
 use crate::diagnostic::Diagnostic;
+use crate::limits;
 use crate::model::{AgentTimeout, Metadata, MetadataLines};
-use crate::paths::{self, RepoPath};
+use crate::paths;
 use crate::suggest::closest;
 
 /// The closed set of metadata keys, in the spec's order.
@@ -202,34 +203,47 @@ fn key_slot<'a>(lines: &'a mut MetadataLines, key: &str) -> Option<&'a mut usize
 }
 
 fn apply(meta: &mut Metadata, key: &str, value: &str, line: usize, errors: &mut Vec<Diagnostic>) {
-    let mut fail = |message: String| {
-        errors.push(Diagnostic::new(line, message).with_fix(format!("write `{}`", example(key))));
+    let shape = |message: String| (message, format!("write `{}`", example(key)));
+    let result = match key {
+        "Effort" => {
+            meta.effort = value.to_string();
+            Ok(())
+        }
+        "Depends-on" => depends_on(value)
+            .map(|ids| meta.depends_on = ids)
+            .map_err(shape),
+        "Max-Attempts" => max_attempts(value).map(|n| meta.max_attempts = Some(n)),
+        "Agent-timeout" => duration(value).map(|t| meta.agent_timeout = Some(t)),
+        "Category" => {
+            meta.category = Some(value.to_string());
+            Ok(())
+        }
+        "Skills" => skills(value).map(|s| meta.skills = s).map_err(shape),
+        _ => frozen(value).map(|g| meta.frozen = g).map_err(shape),
     };
-    match key {
-        "Effort" => meta.effort = value.to_string(),
-        "Depends-on" => match depends_on(value) {
-            Ok(ids) => meta.depends_on = ids,
-            Err(m) => fail(m),
-        },
-        "Max-Attempts" => match value.parse::<u32>() {
-            Ok(n) if n > 0 && !value.starts_with('+') => meta.max_attempts = Some(n),
-            _ => fail(format!(
-                "**Max-Attempts** `{value}` is not a positive integer"
-            )),
-        },
-        "Agent-timeout" => match duration(value) {
-            Ok(t) => meta.agent_timeout = Some(t),
-            Err(m) => fail(m),
-        },
-        "Category" => meta.category = Some(value.to_string()),
-        "Skills" => match skills(value) {
-            Ok(s) => meta.skills = s,
-            Err(m) => fail(m),
-        },
-        _ => match frozen(value) {
-            Ok(g) => meta.frozen = g,
-            Err(m) => fail(m),
-        },
+    if let Err((message, fix)) = result {
+        errors.push(Diagnostic::new(line, message).with_fix(fix));
+    }
+}
+
+/// A positive integer, at most [`limits::MAX_ATTEMPTS`].
+fn max_attempts(value: &str) -> Result<u32, (String, String)> {
+    let max = limits::MAX_ATTEMPTS;
+    let digits = !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit());
+    if !digits || value.bytes().all(|b| b == b'0') {
+        return Err((
+            format!("**Max-Attempts** `{value}` is not a positive integer"),
+            format!("write `{}`", example("Max-Attempts")),
+        ));
+    }
+    match value.parse::<u32>() {
+        Ok(n) if n <= max => Ok(n),
+        _ => Err((
+            format!(
+                "**Max-Attempts** `{value}` is more than {max}, the most attempts a task may have"
+            ),
+            format!("write `**Max-Attempts**: {max}` or less"),
+        )),
     }
 }
 
@@ -265,37 +279,21 @@ fn depends_on(value: &str) -> Result<Vec<String>, String> {
     Ok(ids)
 }
 
-/// `30s`, `15m`, `1h`: a positive integer and an explicit unit.
-fn duration(value: &str) -> Result<AgentTimeout, String> {
-    let (digits, unit) = value.split_at(
-        value
-            .find(|c: char| !c.is_ascii_digit())
-            .unwrap_or(value.len()),
-    );
-    let scale = match unit {
-        "s" => 1,
-        "m" => 60,
-        "h" => 3600,
-        "" => {
-            return Err(format!(
-                "**Agent-timeout** `{value}` has no unit; durations need s, m or h (30s, 15m, 1h)"
-            ))
-        }
-        _ => {
-            return Err(format!(
-                "**Agent-timeout** `{value}` is not a duration like 30s, 15m or 1h"
-            ))
-        }
-    };
-    match digits.parse::<u64>() {
-        Ok(n) if n > 0 => n
-            .checked_mul(scale)
-            .map(|seconds| AgentTimeout { seconds })
-            .ok_or_else(|| format!("**Agent-timeout** `{value}` is too large")),
-        _ => Err(format!(
-            "**Agent-timeout** `{value}` is not a positive duration like 30s, 15m or 1h"
-        )),
-    }
+/// `30s`, `15m`, `1h`: a positive integer and an explicit unit, at most
+/// [`limits::MAX_DURATION_SECONDS`].
+fn duration(value: &str) -> Result<AgentTimeout, (String, String)> {
+    limits::parse_duration(value)
+        .map(|seconds| AgentTimeout { seconds })
+        .map_err(|e| {
+            let fix = match e {
+                limits::DurationError::TooLong => format!(
+                    "write `**Agent-timeout**: {}` or less",
+                    limits::max_in_unit(value)
+                ),
+                _ => format!("write `{}`", example("Agent-timeout")),
+            };
+            (e.message("**Agent-timeout**", value), fix)
+        })
 }
 
 fn skills(value: &str) -> Result<Vec<String>, String> {
@@ -325,14 +323,7 @@ fn frozen(value: &str) -> Result<Vec<String>, String> {
         if glob.is_empty() {
             return Err(format!("**Frozen** `{value}` has an empty entry"));
         }
-        if glob.starts_with('!') {
-            return Err(format!(
-                "**Frozen** glob `{glob}` is a negation; negation is not supported"
-            ));
-        }
-        let path = RepoPath::parse(glob).map_err(|e| format!("**Frozen** {e}; {}", paths::FIX))?;
-        globset::Glob::new(path.as_str())
-            .map_err(|e| format!("**Frozen** glob `{glob}` is invalid: {e}"))?;
+        let path = paths::frozen_glob(glob).map_err(|e| format!("**Frozen** {e}"))?;
         out.push(path.as_str().to_string());
     }
     Ok(out)

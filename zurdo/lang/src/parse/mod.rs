@@ -22,11 +22,19 @@ use blocks::{Block, BlockKind, Item};
 /// Returns the model, or every error in the file sorted by line. Never
 /// panics, whatever the input.
 pub fn parse(source: &str) -> Result<Prd, Vec<Diagnostic>> {
+    // A UTF-8 byte order mark is accepted and dropped, as most editors and
+    // tools do; it holds no newline, so line numbers are unchanged.
+    let source = source.strip_prefix('\u{feff}').unwrap_or(source);
+    if let Some(error) = unreadable_text(source) {
+        return Err(vec![error]);
+    }
     let mut parser = Parser::new(source);
     for block in blocks::top_level_blocks(source) {
         parser.block(&block);
     }
-    parser.finish()
+    let result = parser.finish();
+    crate::hint::forget_patterns();
+    result
 }
 
 /// Parses a PRD from raw bytes, rejecting input that is not UTF-8 with the
@@ -35,10 +43,7 @@ pub fn parse_bytes(bytes: &[u8]) -> Result<Prd, Vec<Diagnostic>> {
     match std::str::from_utf8(bytes) {
         Ok(text) => parse(text),
         Err(e) => {
-            let valid = &bytes[..e.valid_up_to()];
-            let line = valid.iter().filter(|&&b| b == b'\n').count() + 1;
-            let column =
-                valid.len() - valid.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1) + 1;
+            let (line, column) = line_and_column(bytes, e.valid_up_to());
             Err(vec![Diagnostic::new(
                 line,
                 format!(
@@ -49,6 +54,51 @@ pub fn parse_bytes(bytes: &[u8]) -> Result<Prd, Vec<Diagnostic>> {
             .with_fix("save the PRD as UTF-8")])
         }
     }
+}
+
+/// The 1-based line and column (in bytes) of byte `at`.
+fn line_and_column(bytes: &[u8], at: usize) -> (usize, usize) {
+    let before = &bytes[..at.min(bytes.len())];
+    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+    let line_start = before
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |p| p + 1);
+    (line, before.len() - line_start + 1)
+}
+
+/// A NUL byte or a lone carriage return: text zurdo cannot read line by
+/// line as an editor shows it. Either makes the PRD's other errors
+/// unreliable, so it is the only error reported.
+fn unreadable_text(source: &str) -> Option<Diagnostic> {
+    let position = |at: usize| line_and_column(source.as_bytes(), at);
+    if let Some(at) = source.find('\0') {
+        let (line, column) = position(at);
+        return Some(
+            Diagnostic::new(
+                line,
+                format!("the file has a NUL byte (U+0000) at column {column}; a PRD is text, and no command, path or prompt can carry one"),
+            )
+            .with_fix("remove the NUL byte (a [shell:] command that must print one can run `printf '\\0'`)"),
+        );
+    }
+    let bytes = source.as_bytes();
+    let mut from = 0;
+    while let Some(i) = source[from..].find('\r') {
+        let at = from + i;
+        if bytes.get(at + 1) != Some(&b'\n') {
+            let (line, column) = position(at);
+            return Some(
+                Diagnostic::new(
+                    line,
+                    format!("the file has a lone carriage return (CR, U+000D) at column {column}; zurdo reads LF or CRLF line endings, and a lone CR (old Mac line endings) would make every line number wrong"),
+                )
+                .with_fix("save the PRD with LF (or CRLF) line endings; `tr '\\r' '\\n' < old.md > new.md` converts a file that uses CR throughout"),
+            );
+        }
+        from = at + 1;
+    }
+    None
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -96,6 +146,11 @@ struct Parser<'s> {
     /// Ids written in task headings that failed validation, so dependencies
     /// on them do not add "unknown id" noise.
     invalid_ids: Vec<String>,
+    /// Invalid ids whose error gets its rename once every id is known, with
+    /// the heading's position among task headings and its title.
+    renames: Vec<(heading::BadId, usize, String)>,
+    /// Task headings read so far.
+    headings: usize,
     open: Option<Open>,
 }
 
@@ -110,6 +165,8 @@ impl<'s> Parser<'s> {
             region: Region::BeforeTitle,
             tasks: Vec::new(),
             invalid_ids: Vec::new(),
+            renames: Vec::new(),
+            headings: 0,
             open: None,
         }
     }
@@ -202,8 +259,12 @@ impl<'s> Parser<'s> {
             return;
         }
         let mut errors = Vec::new();
-        let h = heading::task_heading(text, line, &mut errors);
+        let mut h = heading::task_heading(text, line, &mut errors);
         self.errors.append(&mut errors);
+        self.headings += 1;
+        if let Some(bad) = h.bad_id.take() {
+            self.renames.push((bad, self.headings, h.title.clone()));
+        }
         let id_ok = h.id.is_some();
         let id = h.id.unwrap_or_else(|| {
             let written = text
@@ -614,18 +675,41 @@ impl<'s> Parser<'s> {
         }
         let mut first_line: std::collections::HashMap<&str, usize> =
             std::collections::HashMap::with_capacity(self.tasks.len());
+        let mut duplicates = Vec::new();
         for task in &self.tasks {
             if let Some(&first) = first_line.get(task.id.as_str()) {
-                self.errors.push(
-                    Diagnostic::new(
-                        task.line,
-                        format!("duplicate task id `{}` (first at line {first})", task.id),
-                    )
-                    .with_fix("give each task its own id"),
-                );
+                duplicates.push((task.line, task.id.as_str(), first));
             } else {
                 first_line.insert(&task.id, task.line);
             }
+        }
+        // Every rename offered (of an invalid id, of a duplicate) is an id no
+        // task has, nor another rename.
+        let mut taken: std::collections::HashSet<String> =
+            if self.renames.is_empty() && duplicates.is_empty() {
+                std::collections::HashSet::new()
+            } else {
+                first_line.keys().map(|id| id.to_string()).collect()
+            };
+        for (bad, ordinal, title) in std::mem::take(&mut self.renames) {
+            self.errors
+                .push(heading::rename_fix(bad, ordinal, &title, &mut taken));
+        }
+        for (line, id, first) in duplicates {
+            let mut free = format!("{id}-2");
+            let mut n = 3;
+            while taken.contains(&free) {
+                free = format!("{id}-{n}");
+                n += 1;
+            }
+            taken.insert(free.clone());
+            self.errors.push(
+                Diagnostic::new(
+                    line,
+                    format!("duplicate task id `{id}` (first at line {first})"),
+                )
+                .with_fix(format!("give each task its own id, e.g. `{free}`")),
+            );
         }
         let order = graph::run_order(&self.tasks, &self.invalid_ids, &mut self.errors);
         if self.errors.is_empty() {
