@@ -377,3 +377,24 @@ fn names_used_as_values_are_references_and_locals_are_not() {
         "passing a function is a reference, not a call"
     );
 }
+
+#[test]
+fn a_callers_note_stays_short_however_many_and_deep_the_callers() {
+    let mut source = String::from("pub fn target() {}\n");
+    for i in 0..15 {
+        source.push_str(&format!("pub fn caller_{i}() {{ target(); }}\n"));
+    }
+    // One caller nested 40 modules deep.
+    let depth = 40;
+    for i in 0..depth {
+        source.push_str(&format!("pub mod m{i} {{\n"));
+    }
+    source.push_str("pub fn deep() { crate::target(); }\n");
+    source.push_str(&"}\n".repeat(depth));
+    let r = Repo::new(&[("src/lib.rs", &source)]);
+    let result = r.verifier.check(&hint("[callers: target >= 16]"));
+    assert_eq!(result.verdict, Verdict::Pass, "{:?}", result.evidence.note);
+    let note = result.evidence.note.unwrap_or_default();
+    assert!(note.contains("and 6 more"), "{note}");
+    assert!(note.len() < 600, "{} bytes: {note}", note.len());
+}

@@ -120,14 +120,10 @@ fn callers(
         Ok(defs) => defs,
     };
     let calls = index.callers(&defs);
-    let names: Vec<String> = calls
-        .iter()
-        .map(|u| u.reference.caller.join("::"))
-        .collect();
-    let note = if names.is_empty() {
+    let note = if calls.is_empty() {
         "no function calls it".to_string()
     } else {
-        format!("called by {} ({})", names.join(", "), use_sites(&calls))
+        format!("called by {} ({})", caller_names(&calls), use_sites(&calls))
     };
     let paths: Vec<&str> = defs
         .iter()
@@ -192,6 +188,38 @@ fn sites<'a>(sites: impl Iterator<Item = (&'a str, u32)>) -> String {
     }
     text
 }
+
+/// The first [`SHOWN`] callers by name, each at most its last
+/// [`SHOWN_SEGMENTS`] segments: a note stays short however many callers
+/// there are and however deep they nest.
+fn caller_names(calls: &[Use<'_>]) -> String {
+    let name = |u: &Use<'_>| {
+        let segments: Vec<&str> = u.reference.caller.iter().map(String::as_str).collect();
+        let from = segments.len().saturating_sub(SHOWN_SEGMENTS);
+        let tail = segments[from..].join("::");
+        if from > 0 {
+            format!("…::{tail}")
+        } else {
+            tail
+        }
+    };
+    let mut text = calls
+        .iter()
+        .take(SHOWN)
+        .map(name)
+        .collect::<Vec<_>>()
+        .join(", ");
+    if calls.len() > SHOWN {
+        text.push_str(&format!(" and {} more", calls.len() - SHOWN));
+    }
+    text
+}
+
+/// Callers a note names.
+const SHOWN: usize = 10;
+
+/// Segments of a caller's path a note shows.
+const SHOWN_SEGMENTS: usize = 4;
 
 fn use_sites(uses: &[Use<'_>]) -> String {
     sites(
