@@ -185,3 +185,13 @@ pub fn lock_line(pid: u32) -> String {
         id.boot
     )
 }
+
+/// Makes a FIFO at `path` (`mkfifo` is in coreutils, so every test machine
+/// has it).
+pub fn mkfifo(path: &Path) {
+    let ok = Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(ok, "mkfifo {}", path.display());
+}

@@ -115,11 +115,7 @@ fn check(plants: &[usize], hints: &[usize], agent_plants: bool) -> Result<(), Te
     let o = outside.path();
     std::fs::write(o.join("secret"), format!("{MARKER}\n")).expect("secret");
     std::fs::write(o.join("victim"), "precious\n").expect("victim");
-    let fifo_ok = Command::new("mkfifo")
-        .arg(o.join("fifo"))
-        .status()
-        .is_ok_and(|s| s.success());
-    prop_assume!(fifo_ok);
+    crate::common::mkfifo(&o.join("fifo"));
     let chosen: Vec<&str> = hints.iter().map(|&i| HINTS[i]).collect();
     // The agent writes an honest file and (sometimes) plants more links,
     // in the state directory too, while it works (idempotently: an agent is

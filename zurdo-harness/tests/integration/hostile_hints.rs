@@ -101,14 +101,6 @@ fn scratch(criteria: &[&str], files: &[(&str, &str)]) -> tempfile::TempDir {
     repo(&all)
 }
 
-fn mkfifo(path: &Path) {
-    let ok = Command::new("mkfifo")
-        .arg(path)
-        .status()
-        .is_ok_and(|s| s.success());
-    assert!(ok, "mkfifo {}", path.display());
-}
-
 /// The criteria of a `--format json` report, by title.
 fn criteria(out: &Verified) -> Vec<serde_json::Value> {
     let doc: serde_json::Value = serde_json::from_str(&out.stdout)
@@ -165,8 +157,8 @@ fn a_fifo_is_a_typed_failure_or_an_unread_existence_never_a_hang() {
         ],
         &[("notes.txt", "fn honest\n"), ("src/a.rs", "fn a() {}\n")],
     );
-    mkfifo(&r.path().join("pipe"));
-    mkfifo(&r.path().join("src/.gitignore"));
+    crate::common::mkfifo(&r.path().join("pipe"));
+    crate::common::mkfifo(&r.path().join("src/.gitignore"));
     let out = verify(r.path(), &["--format", "json"], &[], 30);
     assert_eq!(out.code, Some(1), "{}{}", out.stdout, out.stderr);
     let all = criteria(&out);
@@ -212,7 +204,7 @@ fn a_prd_or_config_that_is_a_fifo_is_refused_at_once_naming_it() {
     assert_eq!(out.code, Some(0), "{}{}", out.stdout, out.stderr);
     // The config as a FIFO.
     std::fs::remove_file(r.path().join(".zurdo/config.toml")).expect("rm");
-    mkfifo(&r.path().join(".zurdo/config.toml"));
+    crate::common::mkfifo(&r.path().join(".zurdo/config.toml"));
     let out = verify(r.path(), &[], &[], 30);
     assert_eq!(out.code, Some(2), "{}{}", out.stdout, out.stderr);
     assert!(
@@ -224,7 +216,7 @@ fn a_prd_or_config_that_is_a_fifo_is_refused_at_once_naming_it() {
     // The PRD as a FIFO.
     std::fs::remove_file(r.path().join(".zurdo/config.toml")).expect("rm");
     std::fs::remove_file(r.path().join("prds/p.md")).expect("rm");
-    mkfifo(&r.path().join("prds/p.md"));
+    crate::common::mkfifo(&r.path().join("prds/p.md"));
     let out = verify(r.path(), &[], &[], 30);
     assert_eq!(out.code, Some(2), "{}{}", out.stdout, out.stderr);
     assert!(

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use serde_json::json;
 
-use crate::common::{run_repo, state, state_dir, text, zurdo_run};
+use crate::common::{mkfifo, run_repo, state, state_dir, text, zurdo_run};
 
 const PRD: &str = "# PRD: p\n\n## Task: task-1 — Write it\n**Effort**: low\n**Depends-on**: []\n**Max-Attempts**: 3\n\n\
 ### Description\nWrite out.txt.\n\n### Acceptance Criteria\n- [ ] written [file-exists: out.txt]\n";
@@ -133,13 +133,6 @@ fn a_zurdo_directory_that_is_a_symlink_or_a_file_is_refused() {
     }
 }
 
-fn mkfifo(path: &Path) -> bool {
-    std::process::Command::new("mkfifo")
-        .arg(path)
-        .status()
-        .is_ok_and(|s| s.success())
-}
-
 #[test]
 fn fifos_where_zurdo_reads_its_own_files_are_refused_not_waited_on() {
     let script = r#"{"attempts": [{"write": {"out.txt": "ok\n"}}]}"#;
@@ -147,10 +140,7 @@ fn fifos_where_zurdo_reads_its_own_files_are_refused_not_waited_on() {
     let r = run_repo(PRD, "", &[], script, false);
     let config = r.path().join(".zurdo/config.toml");
     std::fs::remove_file(&config).expect("rm");
-    if !mkfifo(&config) {
-        eprintln!("skipped: mkfifo is not available");
-        return;
-    }
+    mkfifo(&config);
     let out = zurdo_run(r.path(), &["--skip-model-check"], &[]);
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
@@ -165,7 +155,7 @@ fn fifos_where_zurdo_reads_its_own_files_are_refused_not_waited_on() {
     assert_eq!(first.status.code(), Some(0), "{}", text(&first.stderr));
     let dir = state_dir(r.path());
     std::fs::remove_file(dir.join("progress.log")).expect("rm");
-    assert!(mkfifo(&dir.join("progress.log")));
+    mkfifo(&dir.join("progress.log"));
     let again = zurdo_run(r.path(), &["--skip-model-check"], &[]);
     let stderr = text(&again.stderr);
     assert_eq!(again.status.code(), Some(0), "{stderr}");
@@ -174,7 +164,7 @@ fn fifos_where_zurdo_reads_its_own_files_are_refused_not_waited_on() {
         "{stderr}"
     );
     std::fs::remove_file(dir.join("prd.json")).expect("rm");
-    assert!(mkfifo(&dir.join("prd.json")));
+    mkfifo(&dir.join("prd.json"));
     let refused = zurdo_run(r.path(), &["--skip-model-check"], &[]);
     let stderr = text(&refused.stderr);
     assert_eq!(refused.status.code(), Some(2), "{stderr}");
@@ -192,7 +182,7 @@ fn fifos_where_zurdo_reads_its_own_files_are_refused_not_waited_on() {
         false,
     );
     std::fs::create_dir_all(r.path().join("lessons")).expect("mkdir");
-    assert!(mkfifo(&r.path().join("lessons/lesson-0badf1f0.md")));
+    mkfifo(&r.path().join("lessons/lesson-0badf1f0.md"));
     let out = zurdo_run(r.path(), &["--skip-model-check"], &[]);
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
