@@ -70,3 +70,44 @@ fn query_lists_definitions_references_and_callers_with_file_and_line() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(text(&bad.stderr).contains("is not a `::` name"));
 }
+
+/// Bytes under `dir`, recursively.
+fn size(dir: &std::path::Path) -> u64 {
+    std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| match e.metadata() {
+                    Ok(m) if m.is_dir() => size(&e.path()),
+                    Ok(m) => m.len(),
+                    Err(_) => 0,
+                })
+                .sum()
+        })
+        .unwrap_or(0)
+}
+
+#[test]
+fn a_deeply_nested_file_indexes_in_space_linear_in_its_size() {
+    // The 71 KB file: 4,000 nested functions, each calling the next.
+    let depth = 4000;
+    let mut js = String::new();
+    for i in 0..depth {
+        js.push_str(&format!("function f{i}() {{ f{}();\n", i + 1));
+    }
+    js.push_str(&"}\n".repeat(depth));
+    let r = repo(&[("app.js", js.as_str())]);
+    let started = std::time::Instant::now();
+    let out = zurdo(&["lumen", "index"], r.path());
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let index = size(&r.path().join(".zurdo/lumen"));
+    // Quadratic storage wrote about 60 MB here; linear is a few hundred KB.
+    assert!(
+        index < 20 * js.len() as u64,
+        "{index} bytes of index for {} bytes of source",
+        js.len()
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(60));
+    let query = zurdo(&["lumen", "query", "f3999"], r.path());
+    assert!(text(&query.stdout).contains("app.js:4000"), "{}", text(&query.stdout));
+}
