@@ -589,10 +589,16 @@ const IGNORE_FILE_LIMIT: u64 = 1024 * 1024;
 /// symlink (a FIFO, a device or a symlink there counts as no rules).
 struct IgnoreRules {
     root: PathBuf,
-    levels: std::sync::Mutex<BTreeMap<PathBuf, std::sync::Arc<(Gitignore, Gitignore)>>>,
+    /// Per directory: the ignore files in force there that hold any rule,
+    /// its own first, then its parent's, up to the root.
+    chains: std::sync::Mutex<BTreeMap<PathBuf, Chain>>,
     exclude: Gitignore,
     global: Gitignore,
 }
+
+/// The non-empty `(.ignore, .gitignore)` pairs of a directory and its
+/// ancestors, deepest first.
+type Chain = std::sync::Arc<Vec<std::sync::Arc<(Gitignore, Gitignore)>>>;
 
 impl IgnoreRules {
     fn new(root: &Path) -> IgnoreRules {
@@ -603,54 +609,62 @@ impl IgnoreRules {
         };
         IgnoreRules {
             root: root.to_path_buf(),
-            levels: std::sync::Mutex::new(BTreeMap::new()),
+            chains: std::sync::Mutex::new(BTreeMap::new()),
             exclude,
             global: GitignoreBuilder::new(root).build_global().0,
         }
     }
 
-    /// `.ignore` and `.gitignore` of the directory `dir`.
-    fn level(&self, dir: &Path) -> std::sync::Arc<(Gitignore, Gitignore)> {
-        let mut levels = self
-            .levels
+    /// The chain of `dir` (its files read once, when first asked for).
+    fn chain(&self, dir: &Path) -> Chain {
+        let mut chains = self
+            .chains
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        levels
-            .entry(dir.to_path_buf())
-            .or_insert_with(|| {
-                std::sync::Arc::new((
-                    rules_in(dir, &dir.join(".ignore")),
-                    rules_in(dir, &dir.join(".gitignore")),
-                ))
-            })
-            .clone()
+        self.chain_locked(&mut chains, dir)
+    }
+
+    fn chain_locked(&self, chains: &mut BTreeMap<PathBuf, Chain>, dir: &Path) -> Chain {
+        if let Some(chain) = chains.get(dir) {
+            return std::sync::Arc::clone(chain);
+        }
+        let mut own = Vec::new();
+        let level = (
+            rules_in(dir, &dir.join(".ignore")),
+            rules_in(dir, &dir.join(".gitignore")),
+        );
+        if !level.0.is_empty() || !level.1.is_empty() {
+            own.push(std::sync::Arc::new(level));
+        }
+        if dir != self.root {
+            if let Some(parent) = dir.parent().filter(|p| p.starts_with(&self.root)) {
+                own.extend(self.chain_locked(chains, parent).iter().cloned());
+            }
+        }
+        let chain: Chain = std::sync::Arc::new(own);
+        chains.insert(dir.to_path_buf(), std::sync::Arc::clone(&chain));
+        chain
     }
 
     fn ignored(&self, path: &Path, is_dir: bool) -> bool {
-        let Ok(below) = path.strip_prefix(&self.root) else {
+        let Some(parent) = path.parent().filter(|p| p.starts_with(&self.root)) else {
             return false;
         };
-        if below.as_os_str().is_empty() {
-            return false;
-        }
-        // The directories from the entry's own up to the root.
-        let mut dirs = Vec::new();
-        let mut at = path.parent();
-        while let Some(dir) = at.filter(|d| d.starts_with(&self.root)) {
-            dirs.push(self.level(dir));
-            at = dir.parent();
-        }
+        let chain = self.chain(parent);
         let first = |pick: fn(&(Gitignore, Gitignore)) -> &Gitignore| {
-            dirs.iter()
+            chain
+                .iter()
                 .map(|level| pick(level).matched(path, is_dir))
                 .find(|m| !m.is_none())
                 .unwrap_or(Match::None)
         };
-        first(|l| &l.0)
-            .or(first(|l| &l.1))
-            .or(self.exclude.matched(path, is_dir))
-            .or(self.global.matched(path, is_dir))
-            .is_ignore()
+        let mut decided = first(|l| &l.0).or(first(|l| &l.1));
+        for rules in [&self.exclude, &self.global] {
+            if decided.is_none() && !rules.is_empty() {
+                decided = rules.matched(path, is_dir);
+            }
+        }
+        decided.is_ignore()
     }
 }
 
