@@ -102,6 +102,26 @@ pub fn clean_room_section(mismatches: &[String]) -> String {
     out
 }
 
+/// The `# Caught` section a retry opens with when zurdo caught the last
+/// attempt doing something besides failing a criterion (empty when it did
+/// not): each finding with its typed reason and what to undo.
+pub fn caught_section(caught: &[crate::evidence::Caught]) -> String {
+    if caught.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from(
+        "# Caught\n\nzurdo checks more than the criteria: the last attempt changed what decides the verdict, \
+         or the environment the criteria run in, instead of (or besides) the code. None of this can pass. Undo each, \
+         then do the task itself:\n\n",
+    );
+    for c in caught {
+        let _ = writeln!(out, "- {}: {}: {}", c.reason, c.subject, c.detail);
+        let _ = writeln!(out, "  undo: {}", c.undo);
+    }
+    out.push('\n');
+    out
+}
+
 /// The `# Standing Rules` section a retry opens with when the last attempt
 /// broke a standing rule (empty when none broke).
 pub fn standing_section(
@@ -211,6 +231,22 @@ mod tests {
         assert!(p.contains("/rust-style"));
         assert!(!p.contains(RETRY_MARKER));
         assert!(render(&prd.tasks[0], Provider::OpenAi, None).contains("$rust-style"));
+    }
+
+    #[test]
+    fn the_caught_section_names_each_finding_and_what_to_undo() {
+        assert_eq!(caught_section(&[]), "");
+        let section = caught_section(&[crate::evidence::Caught::new(
+            crate::evidence::CaughtKind::VerdictSurfaceChanged,
+            "Cargo.toml",
+            "the [[test]] table changed",
+            "restore the [[test]] table of Cargo.toml to what it was",
+        )]);
+        assert!(section.starts_with("# Caught\n"), "{section}");
+        assert!(
+            section.contains("- verdict_surface_changed: Cargo.toml: the [[test]] table changed\n  undo: restore the [[test]] table"),
+            "{section}"
+        );
     }
 
     #[test]

@@ -332,6 +332,16 @@ pub enum Event {
         /// The paths.
         paths: Vec<String>,
     },
+    /// What zurdo caught an attempt doing besides failing a criterion (the
+    /// iteration fails).
+    Caught {
+        /// The task.
+        task: String,
+        /// The attempt.
+        attempt: u32,
+        /// Each finding.
+        caught: Vec<crate::evidence::Caught>,
+    },
     /// The frozen-path hashing leg stands down: the globs match too many files.
     FrozenStandDown {
         /// The task.

@@ -195,6 +195,15 @@ pub fn lines(event: &Event) -> Vec<Line> {
             .iter()
             .map(|p| line(Bad, format!("      FROZEN {p} was modified")))
             .collect(),
+        Event::Caught { caught, .. } => caught
+            .iter()
+            .map(|c| {
+                line(
+                    Bad,
+                    format!("      CAUGHT {}: {}: {}", c.reason, c.subject, c.detail),
+                )
+            })
+            .collect(),
         Event::FrozenStandDown { task, max, seen } => one(
             Warn,
             format!("warning: the frozen-path check stands down for {task}: its globs match more than {max} files ({seen} seen)"),

@@ -8,15 +8,19 @@
 //! (the spec's "Baseline capture" and "Tree-to-tree comparison"), lists and renders the
 //! differences between two such trees (`run-diff.patch`), and keeps each task's baseline
 //! alive under `refs/zurdo/<slug>/<task-id>` ("Rollback points and git refs").
+//! [`caught`] is what an attempt was caught doing besides failing a criterion (each
+//! fails the iteration with its typed reason).
 //! [`frozen`] hashes the files no attempt may touch, [`toolchain`] resolves and
 //! hashes the tools the verdicts rest on, [`room`] builds the clean room.
 
 pub mod baseline;
+pub mod caught;
 pub mod frozen;
 pub mod guards;
 pub mod room;
 pub mod toolchain;
 
+pub use caught::{Caught, CaughtKind};
 pub use guards::{CleanRoom, Guards, Witness};
 
 pub use baseline::{

@@ -5,7 +5,8 @@
 //! A fingerprint covers, for each failing hint, the criterion's index, the
 //! hint's index and text, and its typed reason with the reason's own fields
 //! (an exit code, a status, the matched line); plus every broken standing
-//! rule, every frozen-path violation, every clean-room mismatch. It never
+//! rule, every frozen-path violation, every clean-room mismatch, everything
+//! else zurdo caught (`caught` on the iteration). It never
 //! covers captured output, timings or the agent's words: those change on
 //! every attempt without meaning progress.
 
@@ -40,6 +41,8 @@ pub struct Extra<'a> {
     pub frozen: &'a [String],
     /// Clean-room mismatches.
     pub clean_room: &'a [String],
+    /// What zurdo caught besides failing criteria.
+    pub caught: &'a [crate::evidence::Caught],
 }
 
 impl Failure {
@@ -104,6 +107,10 @@ impl Failure {
         for line in extra.clean_room {
             failure.lines.push(format!("clean_room {line}"));
             failure.surface.reasons.insert("clean_room_mismatch".into());
+        }
+        for caught in extra.caught {
+            failure.lines.push(caught.fingerprint_line());
+            failure.surface.reasons.insert(caught.reason.name().into());
         }
         failure
     }

@@ -131,6 +131,17 @@ fn tasks(out: &mut String, state: &RunState) {
                 codes(&it.frozen_violations)
             ));
         }
+        for it in t.iterations.iter().filter(|i| !i.caught.is_empty()) {
+            item(format!(
+                "caught at attempt {}: {}",
+                it.attempt,
+                it.caught
+                    .iter()
+                    .map(|c| format!("{} {} ({})", c.reason, code(&c.subject), c.detail))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            ));
+        }
         if let Some(last) = t.iterations.last() {
             let failing: Vec<String> = last
                 .criteria
@@ -472,6 +483,12 @@ mod tests {
             clean_room_mismatch: vec![],
             toolchain_changed: false,
             standing_failures: vec!["standing rule broken: [shell: true] — exit 1".into()],
+            caught: vec![crate::evidence::Caught::new(
+                crate::evidence::CaughtKind::VerdictSurfaceChanged,
+                "pytest.ini",
+                "addopts gained -k 'not slow'",
+                "restore pytest.ini",
+            )],
             fingerprint: Some("fp12".into()),
             failure: vec![],
             failure_surface: None,
@@ -561,6 +578,7 @@ mod tests {
             "- `task-1`: failed, attempts 3/3\n",
             "  - flaky: `task-1::flaky one`\n",
             "  - frozen path violations at attempt 3: `Cargo.lock`\n",
+            "  - caught at attempt 3: verdict_surface_changed `pytest.ini` (addopts gained -k 'not slow')\n",
             "  - failing at attempt 3: `task-1::file there`\n",
             "  - standing failures at attempt 3: standing rule broken: [shell: true] — exit 1\n",
             "- `task-2`: passed, attempts 2/3\n",

@@ -44,7 +44,8 @@ pub(super) fn build(
     let standing_failures = v.standing_failures();
     let mismatches = v.clean_room.mismatches();
     let retry_context = (!passed).then(|| {
-        let mut context = prompt::frozen_section(&v.frozen_violations);
+        let mut context = prompt::caught_section(&v.caught);
+        context.push_str(&prompt::frozen_section(&v.frozen_violations));
         context.push_str(&prompt::clean_room_section(mismatches));
         context.push_str(&prompt::standing_section(&v.broken));
         if !v.criteria_passed() {
@@ -66,6 +67,7 @@ pub(super) fn build(
                 standing: &standing_failures,
                 frozen: &v.frozen_violations,
                 clean_room: mismatches,
+                caught: &v.caught,
             },
         )
     });
@@ -88,6 +90,7 @@ pub(super) fn build(
             &v.results,
         ),
         standing_failures,
+        caught: v.caught.clone(),
         frozen_violations: v.frozen_violations.clone(),
         frozen_folded: v.folded.clone(),
         clean_room_mismatch: mismatches.to_vec(),

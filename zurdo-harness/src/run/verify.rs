@@ -13,7 +13,7 @@ use super::Run;
 use crate::error::{Error, ErrorKind};
 use crate::event::{BrokenRule, Event, HintFailure};
 use crate::evidence::frozen::{self, Snapshot};
-use crate::evidence::CleanRoom;
+use crate::evidence::{Caught, CleanRoom};
 use crate::state::run_state::TaskState;
 
 /// zurdo's verification of one attempt.
@@ -40,6 +40,8 @@ pub(super) struct Verification {
     after: Option<Snapshot>,
     /// What the clean room said.
     pub clean_room: CleanRoom,
+    /// What zurdo caught besides failing criteria (any fails the attempt).
+    pub caught: Vec<Caught>,
 }
 
 /// Provenance notes (never verdicts).
@@ -65,6 +67,7 @@ impl Verification {
         self.criteria_passed()
             && self.broken.is_empty()
             && self.frozen_violations.is_empty()
+            && self.caught.is_empty()
             && self.over_budget.is_none()
     }
 
@@ -171,6 +174,7 @@ impl Run {
             folded,
             after,
             clean_room: CleanRoom::NotRun,
+            caught: Vec::new(),
         };
         if v.passed_in_place() {
             v.clean_room =
@@ -201,6 +205,13 @@ impl Run {
                 task: id(),
                 attempt,
                 paths: v.evidence_changed.clone(),
+            });
+        }
+        if !v.caught.is_empty() {
+            self.events.emit(Event::Caught {
+                task: id(),
+                attempt,
+                caught: v.caught.clone(),
             });
         }
         let p = &v.provenance;

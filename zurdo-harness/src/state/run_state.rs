@@ -132,6 +132,10 @@ pub struct Iteration {
     /// `standing rule broken: [<hint>] — <why>`, one per broken rule.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub standing_failures: Vec<String>,
+    /// What zurdo caught this attempt doing besides failing a criterion
+    /// (any fails the iteration).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub caught: Vec<crate::evidence::Caught>,
     /// The failure fingerprint of a failed iteration (equal fingerprints in
     /// a row are a stall).
     #[serde(default, skip_serializing_if = "Option::is_none")]
