@@ -569,6 +569,7 @@ criterion_seconds = 600      # per hint; the whole process group is killed at th
 http_read_limit = 1048576    # bytes of an [http:] response body read at most
 env_allowlist = []           # extra environment variables [shell:] hints may see ("NAME" or "PREFIX_*")
 protected_paths = []         # globs no task may modify
+# zurdo_verify_env = true    # give criteria ZURDO_VERIFY=1 (off: nothing tells a criterion from a plain run)
 "#;
 
 #[cfg(test)]

@@ -102,6 +102,24 @@ pub fn clean_room_section(mismatches: &[String]) -> String {
     out
 }
 
+/// The `# Processes Left Running` section: what the last attempt left
+/// running after it ended, which zurdo killed before verifying (empty when
+/// nothing was left).
+pub fn leftovers_section(commands: &[String]) -> String {
+    if commands.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from(
+        "# Processes Left Running\n\nYour last attempt left these running after it ended; zurdo killed them before it verified. \
+         Nothing you start outlives your attempt: a criterion must pass on what the repository itself starts.\n\n",
+    );
+    for c in commands {
+        let _ = writeln!(out, "- `{c}`");
+    }
+    out.push('\n');
+    out
+}
+
 /// The `# Caught` section a retry opens with when zurdo caught the last
 /// attempt doing something besides failing a criterion (empty when it did
 /// not): each finding with its typed reason and what to undo.

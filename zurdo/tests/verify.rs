@@ -299,8 +299,9 @@ fn the_environment_is_allowlisted() {
         !env.contains("hunter2") && !env.contains("ZURDO_TEST_PLAIN"),
         "{env}"
     );
+    // Nothing tells a criterion apart from a plain run of the command.
     assert!(
-        env.contains("PATH=") && env.contains("ZURDO_VERIFY=1"),
+        env.contains("PATH=") && !env.contains("ZURDO_VERIFY"),
         "{env}"
     );
 
@@ -319,6 +320,20 @@ fn the_environment_is_allowlisted() {
         !env.contains("hunter2"),
         "a prefix entry never admits a secret-looking name"
     );
+    assert!(!env.contains("ZURDO_VERIFY"), "{env}");
+
+    // The opt-in for tests that need to know.
+    let config = VerificationConfig {
+        zurdo_verify_env: true,
+        ..Default::default()
+    };
+    let env = verifier_with(r.path(), config)
+        .check(&hint("[shell: env]"))
+        .evidence
+        .stdout
+        .expect("stdout")
+        .text;
+    assert!(env.contains("ZURDO_VERIFY=1"), "{env}");
 }
 
 #[test]
@@ -888,10 +903,7 @@ fn a_criterion_s_parent_holds_only_the_allowlisted_environment() {
         "{env}"
     );
     // Honest: the parent is there and holds the allowlisted environment.
-    assert!(
-        env.contains("ZURDO_VERIFY=1") && env.contains("PATH="),
-        "{env}"
-    );
+    assert!(env.contains("PATH="), "{env}");
 }
 
 #[test]

@@ -61,12 +61,18 @@ pub fn run(args: &VerifyArgs) -> Outcome {
     };
     let root = source::repo_root(&args.prd);
     let config = VerificationConfig::load(&root).map_err(|e| Error::invalid(e.to_string()))?;
-    let verifier = Verifier::new(&root, config).map_err(|e| {
-        Error::invalid(format!(
-            "{}: cannot open the repository root: {e}",
-            root.display()
-        ))
-    })?;
+    // One pass: what a criterion leaves running (a server for a later
+    // `[http:]` criterion) lives until the pass ends, then is killed
+    // however it detached.
+    zurdo::exec::reap::become_subreaper();
+    let verifier = Verifier::new(&root, config)
+        .map_err(|e| {
+            Error::invalid(format!(
+                "{}: cannot open the repository root: {e}",
+                root.display()
+            ))
+        })?
+        .in_passes();
     if let Some(unknown) = args.tasks.iter().find(|id| prd.task(id).is_none()) {
         return Err(Error::invalid(format!("{shown} has no task `{unknown}`")));
     }
@@ -84,6 +90,18 @@ pub fn run(args: &VerifyArgs) -> Outcome {
         }
     }
     let standing = check_standing(&verifier, human);
+    let leftovers = zurdo::exec::reap::kill_descendants();
+    if human && !leftovers.is_empty() {
+        println!(
+            "\nnote: stopped {} process(es) the criteria left running: {}",
+            leftovers.len(),
+            leftovers
+                .iter()
+                .map(|k| format!("`{}`", k.command))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
     let broken = standing
         .iter()
         .filter(|r| !r.result.verdict.passed())

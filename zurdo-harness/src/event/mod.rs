@@ -312,6 +312,25 @@ pub enum Event {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         error: Option<String>,
     },
+    /// Processes the agent left running after it exited, however detached,
+    /// killed before zurdo verified (zurdo is the reaper of everything the
+    /// agent starts).
+    AgentLeftovers {
+        /// The task.
+        task: String,
+        /// The attempt.
+        attempt: u32,
+        /// Each killed process's command line.
+        commands: Vec<String>,
+    },
+    /// Processes the criteria started and left running (a server for a
+    /// later `[http:]` criterion), killed when the verification pass ended.
+    CriteriaLeftovers {
+        /// The task (empty for the standing rules' pre-flight).
+        task: String,
+        /// Each killed process's command line.
+        commands: Vec<String>,
+    },
     /// The agent's CLI could not be started.
     AgentNotStarted {
         /// The task.

@@ -187,6 +187,35 @@ pub fn lines(event: &Event) -> Vec<Line> {
                 )),
             ),
         ),
+        Event::AgentLeftovers { commands, .. } => {
+            let mut out = vec![line(
+                Warn,
+                format!(
+                    "    zurdo: killed {} process{} the agent left running (before verifying):",
+                    commands.len(),
+                    if commands.len() == 1 { "" } else { "es" }
+                ),
+            )];
+            out.extend(
+                commands
+                    .iter()
+                    .map(|c| line(Warn, format!("      {}", first_line(c)))),
+            );
+            out
+        }
+        Event::CriteriaLeftovers { commands, .. } => one(
+            Plain,
+            format!(
+                "    note: stopped {} process{} the criteria left running: {}",
+                commands.len(),
+                if commands.len() == 1 { "" } else { "es" },
+                commands
+                    .iter()
+                    .map(|c| format!("`{}`", first_line(c)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        ),
         Event::AgentNotStarted { program, error, .. } => one(
             Bad,
             format!("    agent: could not start `{program}`: {error}"),

@@ -160,7 +160,9 @@ impl Guards {
         ));
         let _ = std::fs::remove_dir_all(&dir);
         let verifier = room::materialize(&self.root, tree, &dir).and_then(|_| {
-            let v = Verifier::new(&dir, self.verification.clone()).map_err(|e| e.to_string())?;
+            let v = Verifier::new(&dir, self.verification.clone())
+                .map_err(|e| e.to_string())?
+                .in_passes();
             Ok(if backend == "bubblewrap" {
                 v.with_wrapper(room::bubblewrap(&self.root, &dir))
             } else {

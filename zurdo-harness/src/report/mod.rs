@@ -483,6 +483,7 @@ mod tests {
             clean_room_mismatch: vec![],
             toolchain_changed: false,
             standing_failures: vec!["standing rule broken: [shell: true] — exit 1".into()],
+            agent_leftovers: vec![],
             caught: vec![crate::evidence::Caught::new(
                 crate::evidence::CaughtKind::VerdictSurfaceChanged,
                 "pytest.ini",

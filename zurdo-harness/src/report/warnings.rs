@@ -31,6 +31,19 @@ fn line(event: &Event) -> Option<String> {
         Event::LeftoversKilled { count } => format!(
             "a resume killed {count} process(es) left over from an interrupted agent"
         ),
+        Event::AgentLeftovers {
+            task,
+            attempt,
+            commands,
+        } => format!(
+            "`{task}` attempt {attempt}: the agent left {} process(es) running, killed before verifying: {}",
+            commands.len(),
+            commands
+                .iter()
+                .map(|c| format!("`{c}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
         Event::EvidenceChanged {
             task,
             attempt,

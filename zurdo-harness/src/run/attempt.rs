@@ -22,6 +22,8 @@ pub(super) struct AgentRun {
     pub record: AgentRecord,
     /// Its final text (carried into the next prompt when the attempt fails).
     pub narrative: Option<String>,
+    /// What it left running after it exited (killed before verifying).
+    pub leftovers: Vec<String>,
 }
 
 impl Run {
@@ -59,6 +61,7 @@ impl Run {
             attempt,
             model: model.to_string(),
             started_at,
+            leftovers: agent.leftovers,
         };
         let recorded = record::build(
             &self.record.state.prd,
@@ -110,6 +113,16 @@ impl Run {
             events.emit(Mark::started(&task.id, attempt, pid));
         });
         self.interrupt.set_agent_group(0);
+        // zurdo is the reaper of everything the agent started: whatever it
+        // left running, however detached, is gone before zurdo verifies.
+        let leftovers = super::orphans::kill_leftovers();
+        if !leftovers.is_empty() {
+            self.events.emit(Event::AgentLeftovers {
+                task: task.id.clone(),
+                attempt,
+                commands: leftovers.clone(),
+            });
+        }
         match outcome {
             Ok(outcome) => {
                 self.events.on_write(self.record.dir.write_agent_output(
@@ -144,6 +157,7 @@ impl Run {
                 Some(AgentRun {
                     record,
                     narrative: report.final_text,
+                    leftovers,
                 })
             }
             Err(e) => {

@@ -59,6 +59,9 @@ pub struct Options {
 
 /// Runs a PRD, reporting live on stderr.
 pub fn run(prd_path: &Path, options: Options) -> Outcome {
+    // Everything an agent or a criterion starts stays zurdo's descendant,
+    // however it detaches, so it can be found and killed.
+    zurdo::exec::reap::become_subreaper();
     let events = Events::new(Reporter::stderr());
     match prepare::prepare(prd_path, options, events)? {
         Some(mut run) => run.execute(),
@@ -187,9 +190,24 @@ impl Run {
         self.finish()
     }
 
+    /// Ends a verification pass: kills what its criteria left running (a
+    /// server one started for a later `[http:]` criterion), however
+    /// detached, and says so.
+    fn end_pass(&self, task: &str) {
+        let commands = orphans::kill_leftovers();
+        if !commands.is_empty() {
+            self.events.emit(Event::CriteriaLeftovers {
+                task: task.to_string(),
+                commands,
+            });
+        }
+    }
+
     /// The end of a run: state, run-diff.patch, the report, the summary on
     /// stdout, and the exit status.
     fn finish(&mut self) -> Outcome {
+        // Nothing zurdo started outlives the run.
+        orphans::kill_leftovers();
         let complete = self.record.state.tasks.iter().all(|t| t.status.settled());
         self.save();
         if let Some(diff) = self.guards.run_diff() {

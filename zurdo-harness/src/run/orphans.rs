@@ -1,3 +1,7 @@
+//! Processes that outlive what started them. While zurdo runs it is the
+//! reaper of every descendant ([`kill_leftovers`] after each agent attempt
+//! and each verification pass).
+//!
 //! Agents that outlive zurdo. An agent runs in its own process group (so a
 //! timeout can kill everything it started), which also means a `kill -9` of
 //! zurdo does not reach it. Two defences: the agent's CLI gets
@@ -8,6 +12,15 @@
 //! no earlier than the leader, in the same boot, are killed.
 
 use crate::event::Event;
+
+/// Kills every process zurdo's descendants left running, however detached
+/// (zurdo is their reaper: see [`zurdo::exec::reap`]); their command lines.
+pub fn kill_leftovers() -> Vec<String> {
+    zurdo::exec::reap::kill_descendants()
+        .into_iter()
+        .map(|k| k.command)
+        .collect()
+}
 
 /// Identifies one agent process group beyond its reusable id.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -109,7 +109,8 @@ pub(super) fn prepare(
     };
     let state = fix_policy(state, &dir, &mut config, &events);
     let verifier = Verifier::new(&root, config.verification.clone())
-        .map_err(|e| Error::invalid(format!("{}: {e}", root.display())))?;
+        .map_err(|e| Error::invalid(format!("{}: {e}", root.display())))?
+        .in_passes();
     let standing = config
         .verification
         .standing_rules()
@@ -190,10 +191,9 @@ impl Run {
         if self.ctx.standing.is_empty() {
             return Ok(());
         }
-        let broken = self
-            .ctx
-            .check_standing()
-            .map_err(|e| Error::new(ErrorKind::Standing, e))?;
+        let checked = self.ctx.check_standing();
+        self.end_pass("");
+        let broken = checked.map_err(|e| Error::new(ErrorKind::Standing, e))?;
         self.events.emit(Event::StandingPreflight {
             rules: self.ctx.standing.len(),
             broken: broken.len(),
@@ -238,6 +238,8 @@ impl Run {
                 |pid| interrupt.set_agent_group(pid),
             );
             self.interrupt.set_agent_group(0);
+            // Nothing a probe started outlives it.
+            super::orphans::kill_leftovers();
             self.events.emit(Event::ModelProbe {
                 model: model.clone(),
                 ok: outcome.is_ok(),

@@ -560,6 +560,8 @@ impl Reasoner<'_> {
             |pid| interrupt.set_agent_group(pid),
         );
         self.interrupt.set_agent_group(0);
+        // Nothing the reasoner started outlives its call.
+        super::orphans::kill_leftovers();
         let _ = std::fs::remove_dir_all(&scratch);
         let outcome =
             outcome.map_err(|e| format!("the reasoner `{program}` could not start: {e}"))?;

@@ -19,6 +19,8 @@ pub(super) struct Header {
     pub model: String,
     /// When it started.
     pub started_at: String,
+    /// What the agent left running (killed before verifying).
+    pub leftovers: Vec<String>,
 }
 
 /// One attempt's record, and the retry context of a failed one.
@@ -45,6 +47,7 @@ pub(super) fn build(
     let mismatches = v.clean_room.mismatches();
     let retry_context = (!passed).then(|| {
         let mut context = prompt::caught_section(&v.caught);
+        context.push_str(&prompt::leftovers_section(&header.leftovers));
         context.push_str(&prompt::frozen_section(&v.frozen_violations));
         context.push_str(&prompt::clean_room_section(mismatches));
         context.push_str(&prompt::standing_section(&v.broken));
@@ -91,6 +94,7 @@ pub(super) fn build(
         ),
         standing_failures,
         caught: v.caught.clone(),
+        agent_leftovers: header.leftovers,
         frozen_violations: v.frozen_violations.clone(),
         frozen_folded: v.folded.clone(),
         clean_room_mismatch: mismatches.to_vec(),

@@ -86,6 +86,7 @@ impl Run {
             .iter()
             .map(|c| self.ctx.verifier.criterion(c))
             .collect();
+        self.end_pass(&task.id);
         let records = record::criteria(
             &naming::task_module(task),
             &naming::criterion_fns(task),

@@ -154,6 +154,9 @@ impl Run {
         // The verification window: evidence read by a passing hint must still
         // be what it was once the last check has run.
         let evidence_changed = zurdo::verify::window::close(self.ctx.verifier.root(), &mut results);
+        // The in-place pass ends: what its criteria left running must not
+        // serve the clean room's (or the next attempt's) checks.
+        self.end_pass(&task.id);
         let provenance = state
             .map(|t| provenance(task, t, &results))
             .unwrap_or_default();
@@ -180,6 +183,7 @@ impl Run {
             v.clean_room =
                 self.guards
                     .clean_room(task, &self.ctx.standing, v.verified_tree.as_deref());
+            self.end_pass(&task.id);
         }
         v
     }

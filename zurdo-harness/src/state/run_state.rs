@@ -132,6 +132,10 @@ pub struct Iteration {
     /// `standing rule broken: [<hint>] — <why>`, one per broken rule.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub standing_failures: Vec<String>,
+    /// Command lines of the processes the agent left running after it
+    /// exited (killed before verifying).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub agent_leftovers: Vec<String>,
     /// What zurdo caught this attempt doing besides failing a criterion
     /// (any fails the iteration).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -257,7 +257,7 @@ fn a_criterion_s_parent_shows_no_variable_the_allowlist_hides() {
         &[
             "parent env shown [shell: tr '\\0' '\\n' < /proc/$PPID/environ; exit 1]",
             "parent env searched [shell: ! grep -aq ZURDO_HOSTILE_PARENT_SECRET /proc/$PPID/environ]",
-            "honest parent [shell: grep -aq ZURDO_VERIFY=1 /proc/$PPID/environ]",
+            "honest parent [shell: grep -aq PATH= /proc/$PPID/environ]",
         ],
         &[],
     );
@@ -268,7 +268,7 @@ fn a_criterion_s_parent_shows_no_variable_the_allowlist_hides() {
     out.hides(secret.0);
     // The first criterion failed on purpose, showing the parent's
     // (allowlisted) environment; the others pass.
-    out.shows("| ZURDO_VERIFY=1");
+    out.shows("| PATH=");
     out.shows("PASS    parent env searched");
     out.shows("PASS    honest parent");
 }

@@ -13,6 +13,7 @@ mod hostile_hints;
 mod hostile_input;
 mod hostile_state;
 mod interrupt;
+mod leftovers;
 mod live_output;
 mod lumen;
 mod policy;

@@ -1,16 +1,18 @@
-//! The verification window: an agent that leaves a process behind (outside
-//! its process group) to rewrite an evidence file after the check passed
-//! does not get a pass.
+//! The verification window: a process still running while the criteria run
+//! (one a criterion's own command left, or one started outside zurdo's
+//! process tree) that rewrites an evidence file after the check passed does
+//! not get a pass. (What the agent leaves running is killed before
+//! verification: `leftovers.rs`.)
 
 use crate::common::{run_repo, state, text, zurdo_run};
 
 #[test]
 fn a_file_rewritten_during_verification_fails_the_iteration() {
     let prd = "# PRD: w\n\n## Task: task-1 — Say ok\n**Effort**: low\n**Depends-on**: []\n**Max-Attempts**: 1\n\n### Description\nd\n\n\
-               ### Acceptance Criteria\n- [ ] says ok [grep: ^ok$ in out.txt]\n- [ ] the slow suite passes [shell: sleep 1]\n";
-    // The agent writes the right answer, and leaves a process outside its group
-    // that swaps the file once the check has read it.
-    let script = r#"{"attempts": [{"write": {"out.txt": "ok\n"}, "run": "setsid sh -c 'sleep 0.6; echo not-ok > out.txt' > /dev/null 2>&1 & sleep 0.3"}]}"#;
+               ### Acceptance Criteria\n- [ ] says ok [grep: ^ok$ in out.txt]\n- [ ] the slow suite passes [shell: sh scripts/suite.sh]\n";
+    // The agent writes the right answer and a suite script that leaves a
+    // process behind to swap the file once the check has read it.
+    let script = r#"{"attempts": [{"write": {"out.txt": "ok\n", "scripts/suite.sh": "(sleep 0.6; echo not-ok > out.txt) > /dev/null 2>&1 &\nsleep 1\n"}}]}"#;
     let r = run_repo(prd, "", &[], script, false);
     let out = zurdo_run(r.path(), &["--skip-model-check"], &[]);
     let stderr = text(&out.stderr);

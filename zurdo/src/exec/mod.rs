@@ -17,6 +17,7 @@
 
 mod capture;
 mod poll;
+pub mod reap;
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -37,6 +38,21 @@ pub enum Ending {
     Signaled(i32),
     /// It ran past its deadline and zurdo killed its process group.
     TimedOut,
+}
+
+/// What happens to a command's process group when the command (its
+/// leader) exits. A deadline kills the group either way.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum AtExit {
+    /// The group is killed at once: nothing the command left in it outlives
+    /// it (the default; the cargo-test harness runs criteria this way).
+    #[default]
+    KillGroup,
+    /// The group is left running, for the caller to end later: a
+    /// verification pass keeps a server one criterion started for the
+    /// pass's later criteria, and kills every leftover when the pass ends
+    /// ([`reap::kill_descendants`]).
+    Leave,
 }
 
 /// One of a command's output streams.
@@ -143,7 +159,16 @@ pub fn run_shell(
     env: &[(String, String)],
     timeout: Duration,
 ) -> std::io::Result<Finished> {
-    run_shell_streamed(&[], shell, script, dir, env, timeout, &mut |_, _| {})
+    run_shell_streamed(
+        &[],
+        shell,
+        script,
+        dir,
+        env,
+        timeout,
+        AtExit::KillGroup,
+        &mut |_, _| {},
+    )
 }
 
 /// Like [`run_shell`], under `wrapper` (`<wrapper…> <shell> -c <script>`);
@@ -156,11 +181,22 @@ pub fn run_shell_wrapped(
     env: &[(String, String)],
     timeout: Duration,
 ) -> std::io::Result<Finished> {
-    run_shell_streamed(wrapper, shell, script, dir, env, timeout, &mut |_, _| {})
+    run_shell_streamed(
+        wrapper,
+        shell,
+        script,
+        dir,
+        env,
+        timeout,
+        AtExit::KillGroup,
+        &mut |_, _| {},
+    )
 }
 
-/// Like [`run_shell_wrapped`], showing `observe` every chunk of output as
-/// it arrives (all of it, also what the kept copy cuts from the middle).
+/// Like [`run_shell_wrapped`], doing `at_exit` with the process group when
+/// the command exits, and showing `observe` every chunk of output as it
+/// arrives (all of it, also what the kept copy cuts from the middle).
+#[allow(clippy::too_many_arguments)]
 pub fn run_shell_streamed(
     wrapper: &[String],
     shell: &Path,
@@ -168,6 +204,7 @@ pub fn run_shell_streamed(
     dir: &Path,
     env: &[(String, String)],
     timeout: Duration,
+    at_exit: AtExit,
     observe: &mut dyn FnMut(Stream, &[u8]),
 ) -> std::io::Result<Finished> {
     let mut command = match wrapper.split_first() {
@@ -190,7 +227,7 @@ pub fn run_shell_streamed(
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    run_bounded(command, timeout, Keep::CRITERION, observe, |_| {})
+    run_bounded(command, timeout, Keep::CRITERION, at_exit, observe, |_| {})
 }
 
 /// Spawns `command` in a new process group and waits for it with a
@@ -210,16 +247,25 @@ pub fn run_observed(
     timeout: Duration,
     on_spawn: impl FnOnce(u32),
 ) -> std::io::Result<Finished> {
-    run_bounded(command, timeout, Keep::GENEROUS, &mut |_, _| {}, on_spawn)
+    run_bounded(
+        command,
+        timeout,
+        Keep::GENEROUS,
+        AtExit::KillGroup,
+        &mut |_, _| {},
+        on_spawn,
+    )
 }
 
 /// The general form: spawns `command` in a new process group, tells
 /// `on_spawn` its id, shows `observe` every chunk of output as it arrives,
-/// keeps `keep` of each stream, and kills the group at `timeout`.
+/// keeps `keep` of each stream, kills the group at `timeout`, and does
+/// `at_exit` with it when the command exits first.
 pub fn run_bounded(
     mut command: Command,
     timeout: Duration,
     keep: Keep,
+    at_exit: AtExit,
     observe: &mut dyn FnMut(Stream, &[u8]),
     on_spawn: impl FnOnce(u32),
 ) -> std::io::Result<Finished> {
@@ -228,9 +274,37 @@ pub fn run_bounded(
     let start = Instant::now();
     let child = command.spawn()?;
     on_spawn(child.id());
+    let wait = Wait {
+        start,
+        timeout,
+        keep,
+        at_exit,
+    };
     match poll::pidfd(child.id()) {
-        Some(pidfd) => poll::wait(child, &pidfd, start, timeout, keep, observe),
-        None => run_threaded(child, start, timeout, keep, observe),
+        Some(pidfd) => poll::wait(child, &pidfd, wait, observe),
+        None => run_threaded(child, wait, observe),
+    }
+}
+
+/// How to wait for a spawned command.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Wait {
+    /// When it was spawned.
+    pub start: Instant,
+    /// How long it may run.
+    pub timeout: Duration,
+    /// What to keep of its output.
+    pub keep: Keep,
+    /// What to do with its group when it exits.
+    pub at_exit: AtExit,
+}
+
+impl Wait {
+    /// Ends the group of the exited leader `group`, as `at_exit` says.
+    pub(crate) fn exited(&self, group: i32) {
+        if self.at_exit == AtExit::KillGroup {
+            kill_group(group);
+        }
     }
 }
 
@@ -258,11 +332,15 @@ enum Event {
 /// chunk to this thread (where it is observed and captured).
 fn run_threaded(
     mut child: Child,
-    start: Instant,
-    timeout: Duration,
-    keep: Keep,
+    how: Wait,
     observe: &mut dyn FnMut(Stream, &[u8]),
 ) -> std::io::Result<Finished> {
+    let Wait {
+        start,
+        timeout,
+        keep,
+        ..
+    } = how;
     let group = child.id() as i32;
     // Bounded, so a fast writer waits for this thread rather than queueing
     // without end; a reader left behind (a pipe held open by a process that
@@ -312,7 +390,11 @@ fn run_threaded(
             Ok(Event::Exited(status)) => {
                 let status = status?;
                 elapsed = start.elapsed();
-                kill_group(group);
+                if timed_out {
+                    kill_group(group);
+                } else {
+                    how.exited(group);
+                }
                 ending = Some(if timed_out {
                     Ending::TimedOut
                 } else {
@@ -451,9 +533,22 @@ mod tests {
         let mut observe = |_: Stream, chunk: &[u8]| seen += chunk.len() as u64;
         let finished = if threaded {
             let child = shell(script).process_group(0).spawn().expect("spawn");
-            run_threaded(child, Instant::now(), timeout, keep, &mut observe)
+            let wait = Wait {
+                start: Instant::now(),
+                timeout,
+                keep,
+                at_exit: AtExit::KillGroup,
+            };
+            run_threaded(child, wait, &mut observe)
         } else {
-            run_bounded(shell(script), timeout, keep, &mut observe, |_| {})
+            run_bounded(
+                shell(script),
+                timeout,
+                keep,
+                AtExit::KillGroup,
+                &mut observe,
+                |_| {},
+            )
         }
         .expect("run");
         (finished, seen)

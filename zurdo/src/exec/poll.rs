@@ -7,7 +7,7 @@ use std::process::{Child, ChildStderr, ChildStdout};
 use std::time::{Duration, Instant};
 
 use super::capture::{Capture, Keep};
-use super::{ending_of, kill_group, Ending, Finished, Stream, DRAIN_GRACE};
+use super::{ending_of, kill_group, Ending, Finished, Stream, Wait, DRAIN_GRACE};
 
 /// A pidfd for `pid`, or `None` where the kernel has no `pidfd_open` (before
 /// Linux 5.3) or a sandbox forbids it.
@@ -59,17 +59,22 @@ impl<R: Read + AsRawFd> Pipe<R> {
 
 /// Waits for `child` (already in its own process group) until it exits or
 /// `timeout` passes, reading its output meanwhile (each chunk shown to
-/// `observe`, `keep` of it kept). After an exit or a kill
+/// `observe`, `keep` of it kept). After an exit (the group then treated as
+/// `at_exit` says) or a kill
 /// the pipes are read to EOF, for at most [`DRAIN_GRACE`] (a process that
 /// left the group may hold them open).
 pub(super) fn wait(
     mut child: Child,
     pidfd: &OwnedFd,
-    start: Instant,
-    timeout: Duration,
-    keep: Keep,
+    how: Wait,
     observe: &mut dyn FnMut(Stream, &[u8]),
 ) -> std::io::Result<Finished> {
+    let Wait {
+        start,
+        timeout,
+        keep,
+        ..
+    } = how;
     let group = child.id() as i32;
     let mut out: Pipe<ChildStdout> = Pipe::new(Stream::Stdout, child.stdout.take(), keep);
     let mut err: Pipe<ChildStderr> = Pipe::new(Stream::Stderr, child.stderr.take(), keep);
@@ -137,7 +142,7 @@ pub(super) fn wait(
             } else if p.fd == pidfd.as_raw_fd() {
                 let status = child.wait()?;
                 elapsed = start.elapsed();
-                kill_group(group);
+                how.exited(group);
                 ending = Some(ending_of(status));
                 drain_until = Instant::now() + DRAIN_GRACE;
             }

@@ -39,6 +39,10 @@ pub struct VerificationConfig {
     /// `"bubblewrap"` (the checkout, with `[shell:]` hints sandboxed by
     /// `bwrap` so they cannot read the working tree).
     pub clean_room: String,
+    /// Give every criterion `ZURDO_VERIFY=1` (default false: nothing in a
+    /// criterion's environment tells it apart from a plain run of the same
+    /// command, so a test cannot behave differently when zurdo judges it).
+    pub zurdo_verify_env: bool,
 }
 
 /// One `[[verification.standing]]` entry as written.
@@ -82,6 +86,7 @@ impl Default for VerificationConfig {
             standing: Vec::new(),
             standing_budget_seconds: 30,
             clean_room: "off".to_string(),
+            zurdo_verify_env: false,
         }
     }
 }

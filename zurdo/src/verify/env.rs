@@ -176,8 +176,10 @@ fn allowed(name: &str, extra: &[String]) -> bool {
 }
 
 /// Filters `vars` (usually `std::env::vars()`) down to the allowlist, in a
-/// stable order, and adds `ZURDO_VERIFY=1` so a command can tell it is
-/// being verified.
+/// stable order. Nothing is added: a criterion's environment holds nothing
+/// that tells it apart from a plain run of the same command (the opt-in
+/// `[verification] zurdo_verify_env` adds `ZURDO_VERIFY=1`; see
+/// [`crate::verify::Verifier::new`]).
 pub fn filter(
     vars: impl IntoIterator<Item = (String, String)>,
     extra: &[String],
@@ -187,7 +189,6 @@ pub fn filter(
         .filter(|(k, _)| allowed(k, extra))
         .collect();
     kept.sort();
-    kept.push(("ZURDO_VERIFY".into(), "1".into()));
     kept
 }
 
@@ -224,7 +225,7 @@ mod tests {
             ],
             &[],
         );
-        assert_eq!(k, ["CARGO_HOME", "LC_ALL", "PATH", "ZURDO_VERIFY"]);
+        assert_eq!(k, ["CARGO_HOME", "LC_ALL", "PATH"]);
     }
 
     #[test]
@@ -233,13 +234,9 @@ mod tests {
             &["DATABASE_URL", "APP_MODE", "APP_TOKEN", "DEPLOY_KEY"],
             &["DATABASE_URL", "APP_*"],
         );
-        assert_eq!(k, ["APP_MODE", "DATABASE_URL", "ZURDO_VERIFY"]);
+        assert_eq!(k, ["APP_MODE", "DATABASE_URL"]);
         let k = kept(&["DEPLOY_KEY"], &["DEPLOY_KEY"]);
-        assert_eq!(
-            k,
-            ["DEPLOY_KEY", "ZURDO_VERIFY"],
-            "an exact entry is a deliberate choice"
-        );
+        assert_eq!(k, ["DEPLOY_KEY"], "an exact entry is a deliberate choice");
     }
 
     #[test]
@@ -280,18 +277,18 @@ mod tests {
         for name in secret {
             assert!(looks_secret(name), "{name}");
             assert!(
-                kept(&[name], &["MY_*"]).len() == 1,
+                kept(&[name], &["MY_*"]).is_empty(),
                 "{name} passed a prefix"
             );
             assert_eq!(
                 kept(&[name], &[name]),
-                [name, "ZURDO_VERIFY"],
+                [name],
                 "{name}: an exact entry is a deliberate choice"
             );
         }
         for name in honest {
             assert!(!looks_secret(name), "{name}");
-            assert_eq!(kept(&[name], &["MY_*"]), [name, "ZURDO_VERIFY"], "{name}");
+            assert_eq!(kept(&[name], &["MY_*"]), [name], "{name}");
         }
     }
 
@@ -322,9 +319,6 @@ mod tests {
         let entries: Vec<String> = ["APP_*", "*"].iter().map(|s| s.to_string()).collect();
         assert!(check_allowlist(&entries).expect_err("*").contains("\"*\""));
         // Built without the check, a refused entry still admits nothing.
-        assert_eq!(
-            kept(&["RANDOM_THING", "PATH"], &["*"]),
-            ["PATH", "ZURDO_VERIFY"]
-        );
+        assert_eq!(kept(&["RANDOM_THING", "PATH"], &["*"]), ["PATH"]);
     }
 }

@@ -20,6 +20,8 @@ pub struct Verifier {
     /// A command `[shell:]` hints run under (a sandbox such as bubblewrap);
     /// empty to run them directly.
     wrapper: Vec<String>,
+    /// What happens to what a `[shell:]` hint leaves running when it exits.
+    at_exit: exec::AtExit,
     /// The structural index, loaded at the first structural check and then
     /// refreshed in memory from the sources (shared by clones).
     lumen: structural::Shared,
@@ -45,10 +47,15 @@ impl CriterionResult {
 
 impl Verifier {
     /// A verifier for the repository at `root`. The hint environment is the
-    /// current process's, reduced to the allowlist.
+    /// current process's, reduced to the allowlist (plus `ZURDO_VERIFY=1`
+    /// only with `[verification] zurdo_verify_env = true`).
     pub fn new(root: &Path, config: VerificationConfig) -> std::io::Result<Verifier> {
         let root = std::fs::canonicalize(root)?;
-        let env = env::filter(std::env::vars(), &config.env_allowlist);
+        let mut env = env::filter(std::env::vars(), &config.env_allowlist);
+        if config.zurdo_verify_env {
+            env.retain(|(k, _)| k != "ZURDO_VERIFY");
+            env.push(("ZURDO_VERIFY".into(), "1".into()));
+        }
         let shell = exec::find_shell(&env);
         Ok(Verifier {
             root,
@@ -56,6 +63,7 @@ impl Verifier {
             env,
             shell,
             wrapper: Vec::new(),
+            at_exit: exec::AtExit::KillGroup,
             lumen: Default::default(),
         })
     }
@@ -64,6 +72,18 @@ impl Verifier {
     /// clean room's sandbox).
     pub fn with_wrapper(mut self, wrapper: Vec<String>) -> Verifier {
         self.wrapper = wrapper;
+        self
+    }
+
+    /// Checks as one verification pass: what a `[shell:]` hint leaves
+    /// running when it exits (a server it started in the background) lives
+    /// on for the pass's later hints, and the caller ends the pass with
+    /// [`exec::reap::kill_descendants`], which kills it however it
+    /// detached. Without this (the default, and the cargo-test harness,
+    /// whose trials run in parallel) a hint's process group is killed when
+    /// it exits.
+    pub fn in_passes(mut self) -> Verifier {
+        self.at_exit = exec::AtExit::Leave;
         self
     }
 
@@ -148,6 +168,7 @@ impl Verifier {
             &self.root,
             &self.env,
             self.timeout(),
+            self.at_exit,
             &mut |stream, chunk| judge.feed(stream, chunk),
         ) {
             Ok(f) => f,
