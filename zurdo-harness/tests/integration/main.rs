@@ -8,6 +8,7 @@ mod common;
 mod baseline;
 mod baselines;
 mod confinement;
+mod detection;
 mod frozen;
 mod hostile_hints;
 mod hostile_input;
