@@ -570,6 +570,7 @@ http_read_limit = 1048576    # bytes of an [http:] response body read at most
 env_allowlist = []           # extra environment variables [shell:] hints may see ("NAME" or "PREFIX_*")
 protected_paths = []         # globs no task may modify
 # zurdo_verify_env = true    # give criteria ZURDO_VERIFY=1 (off: nothing tells a criterion from a plain run)
+regression_guard = "run-end" # re-check passed tasks: "run-end", "each-task" (after every passing attempt) or "off"
 "#;
 
 #[cfg(test)]

@@ -183,6 +183,7 @@ fn stdin_file(text: &str) -> std::io::Result<std::fs::File> {
 #[derive(Debug, Clone, Default)]
 pub struct KillOnSignal {
     group: std::sync::Arc<std::sync::atomic::AtomicI32>,
+    stopping: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl KillOnSignal {
@@ -191,12 +192,14 @@ impl KillOnSignal {
     pub fn install() -> KillOnSignal {
         let guard = KillOnSignal::default();
         let group = std::sync::Arc::clone(&guard.group);
+        let stopping = std::sync::Arc::clone(&guard.stopping);
         if let Ok(mut signals) = signal_hook::iterator::Signals::new([
             signal_hook::consts::SIGINT,
             signal_hook::consts::SIGTERM,
         ]) {
             std::thread::spawn(move || {
                 if let Some(signal) = signals.forever().next() {
+                    stopping.store(true, std::sync::atomic::Ordering::SeqCst);
                     let pid = group.load(std::sync::atomic::Ordering::SeqCst);
                     if pid > 0 {
                         zurdo::exec::kill_group(pid);
@@ -206,6 +209,16 @@ impl KillOnSignal {
             });
         }
         guard
+    }
+
+    /// Waits here for good when a signal arrived: the watcher is killing
+    /// the probe and will exit with the signal's status, and the caller
+    /// must not go on (or end the process first with another status)
+    /// because its probe just died.
+    pub fn hold_if_stopping(&self) {
+        while self.stopping.load(std::sync::atomic::Ordering::SeqCst) {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
     }
 
     /// The process group to kill (0: none).

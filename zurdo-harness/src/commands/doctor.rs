@@ -72,6 +72,7 @@ pub fn probe_all(config: &Config, root: &Path) -> bool {
                         guard.set(pid)
                     });
                 guard.set(0);
+                guard.hold_if_stopping();
                 match &outcome {
                     Ok(warnings) => {
                         println!("  {label}: {} {model}: ok", provider.name());

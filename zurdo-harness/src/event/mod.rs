@@ -77,6 +77,9 @@ pub enum Settled {
         /// The budget.
         max: u32,
     },
+    /// It had passed, and its criteria no longer hold on the run's final
+    /// tree.
+    RegressedAfterSettle,
 }
 
 /// Why an attempt was dropped without being counted.
@@ -322,6 +325,16 @@ pub enum Event {
         attempt: u32,
         /// Each killed process's command line.
         commands: Vec<String>,
+    },
+    /// The criteria of a task that had passed, checked again: at run end
+    /// (`run_end`), or on resume before anything else runs (`resume`).
+    Reverified {
+        /// The task.
+        task: String,
+        /// `run_end` or `resume`.
+        when: String,
+        /// The hints that no longer hold (none: it still passes).
+        failures: Vec<HintFailure>,
     },
     /// Processes the criteria started and left running (a server for a
     /// later `[http:]` criterion), killed when the verification pass ended.

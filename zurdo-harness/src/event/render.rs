@@ -203,6 +203,39 @@ pub fn lines(event: &Event) -> Vec<Line> {
             );
             out
         }
+        Event::Reverified {
+            task,
+            when,
+            failures,
+        } => {
+            let moment = if when == "resume" {
+                "on resume"
+            } else {
+                "against the final tree"
+            };
+            if failures.is_empty() {
+                // At run end a task that still holds is what the summary
+                // shows; the log keeps the event.
+                if when != "resume" {
+                    return Vec::new();
+                }
+                return one(
+                    Plain,
+                    format!("zurdo: {task} still passes (re-verified {moment})"),
+                );
+            }
+            let mut out = vec![line(
+                Bad,
+                format!("zurdo: {task} had passed and no longer does (re-verified {moment}):"),
+            )];
+            out.extend(failures.iter().map(|f| {
+                line(
+                    Bad,
+                    format!("      FAIL {}: {} {}", f.criterion, f.hint, f.reason),
+                )
+            }));
+            out
+        }
         Event::CriteriaLeftovers { commands, .. } => one(
             Plain,
             format!(
@@ -481,6 +514,10 @@ fn settled_lines(settled: &Settled) -> Vec<Line> {
         Settled::Halted => (
             Style::Bad,
             "  halted by diagnosis: further attempts would not help; the task fails".to_string(),
+        ),
+        Settled::RegressedAfterSettle => (
+            Style::Bad,
+            "  failed: regressed after it passed (regressed_after_settle)".to_string(),
         ),
         Settled::BudgetSpent { max } => (
             Style::Bad,

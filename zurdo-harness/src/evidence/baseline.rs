@@ -246,6 +246,36 @@ pub fn changed_paths(
     Ok(paths.into_iter().collect())
 }
 
+/// The blob id each of `paths` (relative to `root`, which may be a subdirectory of the work
+/// tree) has in `tree`, hex; `None` for a path that is not a file there (absent, ignored when
+/// the tree was captured, a directory).
+pub fn blobs_at(
+    root: &Path,
+    tree: &str,
+    paths: &[&str],
+) -> Result<Vec<Option<String>>, BaselineError> {
+    let repo = open(root)?;
+    let tree = resolve_tree(&repo, tree)?;
+    let prefix = match (repo.workdir(), root.canonicalize()) {
+        (Some(workdir), Ok(root)) => {
+            let workdir = workdir
+                .canonicalize()
+                .unwrap_or_else(|_| workdir.to_path_buf());
+            root.strip_prefix(&workdir)
+                .map(Path::to_path_buf)
+                .unwrap_or_default()
+        }
+        _ => Default::default(),
+    };
+    Ok(paths
+        .iter()
+        .map(|p| {
+            let entry = tree.get_path(&prefix.join(p)).ok()?;
+            (entry.kind() == Some(git2::ObjectType::Blob)).then(|| entry.id().to_string())
+        })
+        .collect())
+}
+
 /// A unified diff (git's patch format, `git apply`-able) from `from_tree` to `to_tree`, as
 /// text. The first line is `# baseline <from-tree-oid> (<label>)`, naming the baseline the
 /// patch is relative to; `git apply` skips it. Bytes that are not UTF-8 (a text file in

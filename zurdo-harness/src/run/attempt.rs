@@ -211,6 +211,11 @@ impl Run {
         }
         if passed_now {
             self.witness(task, verification);
+            self.held.keep(
+                &task.id,
+                verification.verified_tree.clone(),
+                verification.results.clone(),
+            );
         }
         self.save();
         self.events.emit(Event::AttemptFinished {

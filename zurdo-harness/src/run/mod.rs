@@ -23,6 +23,7 @@ mod prepare;
 pub mod probe;
 pub mod reasoning;
 mod record;
+mod regression;
 mod resume;
 mod task;
 mod verify;
@@ -139,6 +140,8 @@ struct Run {
     events: Events,
     guards: Guards,
     lessons: Lessons,
+    /// What the criteria of passed tasks last showed (for re-checks).
+    held: regression::Held,
     interrupt: Interrupt,
     /// Set when the run must stop with this error once the current step
     /// ends (a standing set over budget; an agent CLI that cannot start).
@@ -206,6 +209,7 @@ impl Run {
     /// The end of a run: state, run-diff.patch, the report, the summary on
     /// stdout, and the exit status.
     fn finish(&mut self) -> Outcome {
+        self.guard_at_end();
         // Nothing zurdo started outlives the run.
         orphans::kill_leftovers();
         let complete = self.record.state.tasks.iter().all(|t| t.status.settled());

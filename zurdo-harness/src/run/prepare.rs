@@ -66,6 +66,7 @@ pub(super) fn prepare(
     }
     let sha1 = state::sha1_hex(&bytes);
     let fresh = || resume::fresh_state(&prd, &config, &relative, &dir, &sha1);
+    let mut resumed = false;
     let state = match dir.load()? {
         Some(_) if options.reset => {
             resume::start_over(&dir, &root, &events)?;
@@ -90,6 +91,7 @@ pub(super) fn prepare(
             match resume::ask(&options, &display) {
                 Choice::Resume => {
                     resume::reconcile(&dir, &old, &events);
+                    resumed = true;
                     old
                 }
                 Choice::Reset => {
@@ -134,6 +136,7 @@ pub(super) fn prepare(
         events,
         guards,
         lessons,
+        held: Default::default(),
         stop: None,
         _lock: lock,
     };
@@ -143,6 +146,11 @@ pub(super) fn prepare(
     run.preflight_standing()?;
     if !options.skip_model_check {
         run.probe_models()?;
+    }
+    if resumed {
+        // What a stop left recorded as passed must still hold: the tree may
+        // have changed while zurdo was not watching.
+        run.reverify_on_resume();
     }
     Ok(Some(run))
 }

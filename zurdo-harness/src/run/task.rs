@@ -23,8 +23,10 @@ impl Run {
             return;
         }
         if let Some((status, settled)) = self.recorded_before_stop(task) {
-            self.settle(task, status, settled);
-            return;
+            if settled == Settled::HaltedBeforeStop || self.still_passes(task) {
+                self.settle(task, status, settled);
+                return;
+            }
         }
         if self.preflight(task) {
             return;
@@ -33,7 +35,7 @@ impl Run {
             return;
         };
         let model = model.to_string();
-        self.take_task_baselines(task);
+        self.take_durable_baselines(task);
         let max = self.record.task(&task.id).map_or(1, |t| t.max_attempts);
         loop {
             let attempt = self
@@ -69,6 +71,19 @@ impl Run {
             .iter()
             .any(|c| c.verdict == CriterionVerdict::PendingReview);
         Some((Status::passed(manual), Settled::PassedBeforeStop))
+    }
+
+    /// A passing attempt a stop left recorded, checked again before it is
+    /// settled on (the tree may have changed while zurdo was not running).
+    fn still_passes(&mut self, task: &Task) -> bool {
+        let regressions = self.recheck(task);
+        self.end_pass(&task.id);
+        self.events.emit(Event::Reverified {
+            task: task.id.clone(),
+            when: "resume".into(),
+            failures: regressions.iter().map(|r| r.failure.clone()).collect(),
+        });
+        regressions.is_empty()
     }
 
     /// The criteria on the tree as it is, once per task ("iteration 0");
@@ -109,6 +124,8 @@ impl Run {
             self.save();
             return false;
         }
+        let tree = self.guards.tree_now();
+        self.held.keep(&task.id, tree, results.clone());
         let manual = results
             .iter()
             .any(|r| r.verdict == CriterionVerdict::PendingReview);
@@ -170,5 +187,13 @@ impl Run {
         if let Some(t) = self.record.task_mut(&task.id) {
             t.rollback_point = Some(tree);
         }
+    }
+
+    /// The task's baselines (frozen hashes, rollback point), made durable
+    /// before any agent of this task starts: a stop mid-attempt must not
+    /// let a resume take the agent's edits as the baseline.
+    fn take_durable_baselines(&mut self, task: &Task) {
+        self.take_task_baselines(task);
+        self.save();
     }
 }

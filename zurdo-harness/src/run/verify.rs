@@ -115,7 +115,7 @@ impl Run {
     /// The verification itself, in the order that matters: the tree is
     /// captured and the frozen files hashed before any criterion runs, the
     /// window closes after the last one.
-    fn judge(&self, task: &Task) -> Verification {
+    fn judge(&mut self, task: &Task) -> Verification {
         let state = self.record.task(&task.id);
         let verified_tree = self.guards.tree_now();
         let set = self.guards.frozen(task);
@@ -179,6 +179,12 @@ impl Run {
             clean_room: CleanRoom::NotRun,
             caught: Vec::new(),
         };
+        if v.passed_in_place() {
+            // Earlier passed tasks must still hold (regression_guard =
+            // "each-task"); a regression fails this attempt.
+            v.caught.extend(self.guard_earlier(task));
+            self.end_pass(&task.id);
+        }
         if v.passed_in_place() {
             v.clean_room =
                 self.guards

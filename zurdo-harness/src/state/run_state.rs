@@ -293,6 +293,11 @@ pub struct TaskState {
     /// The "what failed" section the next attempt's prompt opens with.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub retry_context: Option<String>,
+    /// The hints that no longer held when the task, which had passed, was
+    /// verified again against the run's final tree (`regressed_after_settle`:
+    /// the task is `failed`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub regressed_after_settle: Vec<String>,
     /// Fingerprint stalls, in order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub stalls: Vec<Stall>,

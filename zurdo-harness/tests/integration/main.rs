@@ -21,6 +21,7 @@ mod policy;
 mod provenance;
 mod reason;
 mod red_team;
+mod regression;
 mod report;
 mod resume_prompt;
 mod run;

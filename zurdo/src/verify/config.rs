@@ -43,6 +43,12 @@ pub struct VerificationConfig {
     /// criterion's environment tells it apart from a plain run of the same
     /// command, so a test cannot behave differently when zurdo judges it).
     pub zurdo_verify_env: bool,
+    /// When the criteria of tasks that already passed run again:
+    /// `"run-end"` (default: once, against the final tree; a task that no
+    /// longer holds becomes `failed`), `"each-task"` (also after every
+    /// task's passing attempt, which fails on a regression while the agent
+    /// can still fix it) or `"off"`.
+    pub regression_guard: String,
 }
 
 /// One `[[verification.standing]]` entry as written.
@@ -87,6 +93,7 @@ impl Default for VerificationConfig {
             standing_budget_seconds: 30,
             clean_room: "off".to_string(),
             zurdo_verify_env: false,
+            regression_guard: "run-end".to_string(),
         }
     }
 }
@@ -182,6 +189,15 @@ impl VerificationConfig {
                 ),
             ));
         }
+        if !matches!(v.regression_guard.as_str(), "run-end" | "each-task" | "off") {
+            return Err(at(
+                &spans.regression_guard,
+                format!(
+                    "[verification] regression_guard = \"{}\": use \"run-end\", \"each-task\" or \"off\"",
+                    v.regression_guard
+                ),
+            ));
+        }
         super::env::check_allowlist(&v.env_allowlist)?;
         let mut protected = Vec::with_capacity(v.protected_paths.len());
         for (i, glob) in v.protected_paths.iter().enumerate() {
@@ -246,6 +262,7 @@ struct Spans {
     http_read_limit: Option<Spanned<IgnoredAny>>,
     standing_budget_seconds: Option<Spanned<IgnoredAny>>,
     clean_room: Option<Spanned<IgnoredAny>>,
+    regression_guard: Option<Spanned<IgnoredAny>>,
     protected_paths: Option<Vec<Spanned<IgnoredAny>>>,
 }
 

@@ -37,6 +37,23 @@ pub struct CriterionResult {
 }
 
 impl CriterionResult {
+    /// Combines the results of a criterion's hints, in the order written:
+    /// automated hints AND'd, a `[manual]` one leaving a pass awaiting
+    /// review.
+    pub fn from_hints(hints: Vec<HintResult>) -> CriterionResult {
+        let automated_ok = hints
+            .iter()
+            .filter(|h| h.kind != "manual")
+            .all(|h| h.verdict.passed());
+        let manual = hints.iter().any(|h| h.kind == "manual");
+        let verdict = match (automated_ok, manual) {
+            (false, _) => CriterionVerdict::Failed,
+            (true, true) => CriterionVerdict::PendingReview,
+            (true, false) => CriterionVerdict::Passed,
+        };
+        CriterionResult { verdict, hints }
+    }
+
     /// The hints that failed, `[manual]` excluded.
     pub fn failures(&self) -> impl Iterator<Item = &HintResult> {
         self.hints
@@ -138,18 +155,7 @@ impl Verifier {
     /// Checks every hint of a criterion (all of them, so every failure is
     /// on record) and combines the verdicts.
     pub fn criterion(&self, criterion: &Criterion) -> CriterionResult {
-        let hints: Vec<HintResult> = criterion.hints.iter().map(|h| self.check(h)).collect();
-        let automated_ok = hints
-            .iter()
-            .filter(|h| h.kind != "manual")
-            .all(|h| h.verdict.passed());
-        let manual = hints.iter().any(|h| h.kind == "manual");
-        let verdict = match (automated_ok, manual) {
-            (false, _) => CriterionVerdict::Failed,
-            (true, true) => CriterionVerdict::PendingReview,
-            (true, false) => CriterionVerdict::Passed,
-        };
-        CriterionResult { verdict, hints }
+        CriterionResult::from_hints(criterion.hints.iter().map(|h| self.check(h)).collect())
     }
 
     fn timeout(&self) -> Duration {
