@@ -128,3 +128,62 @@ fn above_the_hashing_limit_the_tree_diff_still_enforces_frozen_paths() {
         "reverted"
     );
 }
+
+/// Issue 13, class 6 (a): a task's baselines are on disk before its agent
+/// starts. The agent edits a frozen file and kills zurdo (here: the test
+/// does, mid-attempt); the resume still compares with the baseline taken
+/// before the edit, so the edit fails the task instead of becoming its
+/// starting point. An honest task beside it passes.
+#[test]
+fn a_frozen_edit_made_before_a_kill_is_still_caught_on_resume() {
+    use std::time::{Duration, Instant};
+    let prd = "# PRD: f\n\n## Task: task-1 — Make it pass\n**Effort**: low\n**Depends-on**: []\n**Max-Attempts**: 1\n**Frozen**: tests/*.txt\n\n\
+               ### Description\nMake out.txt say ok.\n\n### Acceptance Criteria\n- [ ] ok [grep: ^ok$ in out.txt]\n\n\
+               ## Task: task-2 — Honest\n**Effort**: low\n**Depends-on**: []\n\n\
+               ### Description\nWrite two.txt.\n\n### Acceptance Criteria\n- [ ] two [grep: ^2$ in two.txt]\n";
+    // The first attempt edits the frozen expectation, then hangs until the
+    // kill; on resume the agent only writes the answer.
+    let hang = r#"{"on_prompt": [{"contains": "Task task-2", "attempt": {"write": {"two.txt": "2\n"}}}],
+                   "attempts": [{"write": {"out.txt": "ok\n", "tests/expected.txt": "whatever passes\n"}, "run": "sleep 30"}]}"#;
+    let r = run_repo(prd, "", &[("tests/expected.txt", "ok\n")], hang, true);
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_zurdo"))
+        .args(["run", "--no-prompt", "--skip-model-check", "prds/p.md"])
+        .current_dir(r.path())
+        .env("ZURDO_STAND_IN_SCRIPT", r.path().join(".zurdo/script.json"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("zurdo runs");
+    let edited = r.path().join("tests/expected.txt");
+    let until = Instant::now() + Duration::from_secs(20);
+    while std::fs::read_to_string(&edited).unwrap_or_default() == "ok\n" && Instant::now() < until
+    {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.kill(); // SIGKILL
+    let _ = child.wait();
+    // The baseline was on disk before the agent started.
+    let saved = state(r.path());
+    assert!(
+        saved["tasks"][0]["frozen_baseline"]["tests/expected.txt"].is_string(),
+        "{saved:#}"
+    );
+    std::fs::write(
+        r.path().join(".zurdo/script.json"),
+        crate::common::with_markers(
+            r#"{"on_prompt": [{"contains": "Task task-2", "attempt": {"write": {"two.txt": "2\n"}}}],
+                "attempts": [{"write": {"out.txt": "ok\n"}}]}"#,
+        ),
+    )
+    .expect("script");
+    let (code, stderr, state) = run(r.path());
+    assert_eq!(code, 1, "{stderr}");
+    let task = &state["tasks"][0];
+    assert_eq!(task["status"], "failed", "{stderr}\n{task:#}");
+    assert_eq!(
+        task["iterations"][0]["frozen_violations"],
+        serde_json::json!(["tests/expected.txt"]),
+        "{task:#}"
+    );
+    assert_eq!(state["tasks"][1]["status"], "passed", "{stderr}");
+}
