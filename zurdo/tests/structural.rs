@@ -223,6 +223,19 @@ fn the_index_is_repaired_in_process_and_not_read_back_from_disk() {
         Reason::SymbolNotFound { .. }
     ));
     r.pass("[symbol: Config::save]");
+    // A fresh verifier (a new process, a resumed run) reads the index from
+    // disk: the planted entry's MAC does not check, so the file is parsed
+    // again rather than trusted. The planted name does not resolve; the
+    // real one does.
+    let fresh = Verifier::new(r.root(), VerificationConfig::default()).expect("verifier");
+    assert!(matches!(
+        fresh.check(&hint("[symbol: Config::planted]")).verdict,
+        Verdict::Fail(Reason::SymbolNotFound { .. })
+    ));
+    assert_eq!(
+        fresh.check(&hint("[symbol: Config::save]")).verdict,
+        Verdict::Pass
+    );
 }
 
 #[test]

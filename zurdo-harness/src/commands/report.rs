@@ -21,8 +21,8 @@ pub fn run(args: &ReportArgs) -> Outcome {
     let root = source::repo_root(prd);
     let relative = source::relative_to(&root, prd).unwrap_or_else(|| prd.display().to_string());
     let dir = StateDir::new(&root, &relative);
-    let state = match dir.load()? {
-        Some(state) => state,
+    let loaded = match dir.load()? {
+        Some(loaded) => loaded,
         None => {
             return Err(Error::invalid(format!(
                 "{} has no run state yet (.zurdo/{}/prd.json); `zurdo run {}` makes one",
@@ -32,6 +32,13 @@ pub fn run(args: &ReportArgs) -> Outcome {
             )))
         }
     };
+    if let Some(why) = &loaded.distrusted {
+        eprintln!(
+            "warning: {}: {why}; this report rests on a record zurdo cannot vouch for",
+            dir.prd_json().display()
+        );
+    }
+    let state = loaded.state;
     let written = report::write(&dir, &state)
         .map_err(|e| Error::io(&e.path, "cannot write the report", e.source))?;
     // Print what was written, so stdout and the file never differ.

@@ -127,6 +127,15 @@ pub enum Event {
         /// The advice.
         text: String,
     },
+    /// The run state read back on resume was not written by zurdo as it
+    /// stands (its MAC is missing or does not check): nothing recorded
+    /// decides a verdict; every task is verified again from the tree.
+    StateDistrusted {
+        /// `prd.json`.
+        path: String,
+        /// Why.
+        why: String,
+    },
     /// Processes left over from an interrupted agent were killed on resume.
     LeftoversKilled {
         /// How many.

@@ -60,6 +60,10 @@ pub fn lines(event: &Event) -> Vec<Line> {
             format!("zurdo: archived the previous state of {prd}"),
         ),
         Event::Hint { text } => one(Plain, text.clone()),
+        Event::StateDistrusted { path, why } => one(
+            Warn,
+            format!("warning: {path}: {why}; nothing it records is trusted: every task is verified again from the tree as it is"),
+        ),
         Event::LeftoversKilled { count } => one(
             Warn,
             format!("zurdo: stopped {count} process(es) left over from the interrupted agent"),

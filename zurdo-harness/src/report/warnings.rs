@@ -28,6 +28,9 @@ fn line(event: &Event) -> Option<String> {
         } => format!(
             "`{task}` attempt {attempt}: the agent never started (not counted)"
         ),
+        Event::StateDistrusted { path, why } => format!(
+            "{path} was distrusted on resume ({why}): every task was verified again"
+        ),
         Event::LeftoversKilled { count } => format!(
             "a resume killed {count} process(es) left over from an interrupted agent"
         ),

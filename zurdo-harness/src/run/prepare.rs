@@ -75,7 +75,8 @@ pub(super) fn prepare(
             });
             fresh()
         }
-        Some(old) => {
+        Some(loaded) => {
+            let mut old = loaded.state;
             if old.prd_sha1 != sha1 {
                 return Err(Error::new(
                     ErrorKind::Drift,
@@ -92,6 +93,15 @@ pub(super) fn prepare(
                 Choice::Resume => {
                     resume::reconcile(&dir, &old, &events);
                     resumed = true;
+                    if let Some(why) = loaded.distrusted {
+                        // Nothing recorded decides a verdict any more: the
+                        // run re-verifies everything from the tree as it is.
+                        events.emit(Event::StateDistrusted {
+                            path: dir.prd_json().display().to_string(),
+                            why,
+                        });
+                        old.distrust();
+                    }
                     old
                 }
                 Choice::Reset => {

@@ -171,8 +171,8 @@ impl StateDir {
         Lock::acquire(dir, "lock", on_stale)
     }
 
-    /// Reads `prd.json`; `Ok(None)` when there is none.
-    pub fn load(&self) -> Result<Option<RunState>, Error> {
+    /// Reads `prd.json` and checks its MAC; `Ok(None)` when there is none.
+    pub fn load(&self) -> Result<Option<run_state::Loaded>, Error> {
         let shown = self.prd_json();
         match self.read(&[], "prd.json", PRD_JSON_LIMIT) {
             Ok(bytes) => RunState::parse(&bytes, &shown).map(Some),

@@ -15,6 +15,10 @@ use crate::reason::surface::Surface;
 /// The format version of `prd.json`.
 pub const VERSION: u32 = 1;
 
+/// The field of `prd.json` that holds its MAC (over the canonical JSON of
+/// everything else).
+pub const MAC_FIELD: &str = "mac";
+
 /// A task's status, exactly as the spec names them.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -390,21 +394,91 @@ pub struct RunState {
     pub reasoner_calls: u32,
 }
 
+/// A run state read back, and whether zurdo can vouch for it.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    /// The state as recorded.
+    pub state: RunState,
+    /// Why the record is distrusted (its MAC is missing or does not check:
+    /// something other than zurdo wrote it, or it was written under another
+    /// key); `None` when zurdo wrote it as it stands.
+    pub distrusted: Option<String>,
+}
+
 impl RunState {
-    /// Parses `prd.json`'s bytes (read from `shown`, for messages).
-    pub fn parse(bytes: &[u8], shown: &Path) -> Result<RunState, Error> {
-        serde_json::from_slice(bytes).map_err(|e| {
+    /// Parses `prd.json`'s bytes (read from `shown`, for messages) and
+    /// checks its MAC under the user's key ([`zurdo_base::mac`]).
+    pub fn parse(bytes: &[u8], shown: &Path) -> Result<Loaded, Error> {
+        Self::parse_with(bytes, shown, zurdo_base::mac::Key::user())
+    }
+
+    /// [`RunState::parse`] under `key`.
+    pub fn parse_with(
+        bytes: &[u8],
+        shown: &Path,
+        key: &zurdo_base::mac::Key,
+    ) -> Result<Loaded, Error> {
+        let unreadable = |e: serde_json::Error| {
             Error::invalid(format!(
                 "{}: unreadable run state ({e}); `zurdo run --reset` archives it and starts over",
                 shown.display()
             ))
-        })
+        };
+        let mut value: serde_json::Value = serde_json::from_slice(bytes).map_err(unreadable)?;
+        let mac = value
+            .as_object_mut()
+            .and_then(|o| o.remove(MAC_FIELD))
+            .and_then(|m| m.as_str().map(str::to_string));
+        let body = serde_json::to_vec(&value).map_err(unreadable)?;
+        let distrusted = match mac {
+            None => Some("it carries no MAC".to_string()),
+            Some(mac) if key.checks(&body, &mac) => None,
+            Some(_) => Some(match key.is_ephemeral() {
+                Some(why) => format!("no key is kept to check it ({why})"),
+                None => "its MAC does not check: it was changed after zurdo wrote it".to_string(),
+            }),
+        };
+        let state = serde_json::from_value(value).map_err(unreadable)?;
+        Ok(Loaded { state, distrusted })
     }
 
-    /// Stamps `updated_at` and serializes the state as `prd.json` holds it.
+    /// Stamps `updated_at` and serializes the state as `prd.json` holds it,
+    /// with the MAC of its canonical form under the user's key.
     pub fn to_bytes(&mut self) -> std::io::Result<Vec<u8>> {
+        self.to_bytes_with(zurdo_base::mac::Key::user())
+    }
+
+    /// [`RunState::to_bytes`] under `key`.
+    pub fn to_bytes_with(&mut self, key: &zurdo_base::mac::Key) -> std::io::Result<Vec<u8>> {
         self.updated_at = zurdo_base::time::now();
-        serde_json::to_vec_pretty(self).map_err(std::io::Error::other)
+        let mut value = serde_json::to_value(&*self).map_err(std::io::Error::other)?;
+        let body = serde_json::to_vec(&value).map_err(std::io::Error::other)?;
+        if let Some(o) = value.as_object_mut() {
+            o.insert(MAC_FIELD.into(), serde_json::Value::String(key.mac(&body)));
+        }
+        serde_json::to_vec_pretty(&value).map_err(std::io::Error::other)
+    }
+
+    /// What a resume keeps of a state zurdo cannot vouch for: the history
+    /// (attempts and iterations, for the record), nothing that decides a
+    /// verdict. Every task goes back to pending with no pre-flight, no
+    /// baselines and no retry context, the run-start toolchain and policy
+    /// are taken again, so the run re-verifies everything from the tree as
+    /// it is.
+    pub fn distrust(&mut self) {
+        self.policy.clear();
+        self.toolchain.clear();
+        for t in &mut self.tasks {
+            t.status = Status::Pending;
+            t.blocked_by = None;
+            t.preflight_results = None;
+            t.passed_at_preflight = false;
+            t.frozen_baseline = None;
+            t.rollback_point = None;
+            t.retry_context = None;
+            t.witness = None;
+            t.halted = None;
+        }
     }
 
     /// The state of task `id`.

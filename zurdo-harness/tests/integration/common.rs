@@ -195,3 +195,17 @@ pub fn mkfifo(path: &Path) {
         .is_ok_and(|s| s.success());
     assert!(ok, "mkfifo {}", path.display());
 }
+
+/// Writes `state` to `path` as zurdo writes prd.json, with its MAC under
+/// the user's key: for a test that stands for a stop (a state a crash left
+/// behind), not a forgery (which zurdo distrusts).
+pub fn write_state(path: &Path, state: &serde_json::Value) {
+    let mut state = state.clone();
+    if let Some(o) = state.as_object_mut() {
+        o.remove("mac");
+    }
+    let body = serde_json::to_vec(&state).expect("JSON");
+    let mac = zurdo_base::mac::Key::user().mac(&body);
+    state["mac"] = serde_json::Value::String(mac);
+    std::fs::write(path, serde_json::to_vec_pretty(&state).expect("JSON")).expect("write state");
+}

@@ -156,8 +156,7 @@ fn a_frozen_edit_made_before_a_kill_is_still_caught_on_resume() {
         .expect("zurdo runs");
     let edited = r.path().join("tests/expected.txt");
     let until = Instant::now() + Duration::from_secs(20);
-    while std::fs::read_to_string(&edited).unwrap_or_default() == "ok\n" && Instant::now() < until
-    {
+    while std::fs::read_to_string(&edited).unwrap_or_default() == "ok\n" && Instant::now() < until {
         std::thread::sleep(Duration::from_millis(20));
     }
     let _ = child.kill(); // SIGKILL

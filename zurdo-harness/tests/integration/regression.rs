@@ -115,42 +115,94 @@ fn a_resume_re_verifies_what_was_recorded_as_passed() {
     let r = run_repo(&prd, "", &[("lib.txt", "")], &script(), true);
     let out = zurdo_run(r.path(), &["--skip-model-check"], &[]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    // While zurdo was not running (a stop left task-c pending), lib.txt
-    // lost `a` (task-a's criterion), and prd.json was edited to say the
-    // never-attempted task-c had passed.
+    // While zurdo was not running, lib.txt lost `a` (task-a's criterion);
+    // task-c's file is untouched.
+    std::fs::write(r.path().join("lib.txt"), "").expect("a removed");
+
+    let out = zurdo_run(r.path(), &["--skip-model-check"], &[]);
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("zurdo: task-a had passed and no longer does (re-verified on resume):"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("zurdo: task-c still passes (re-verified on resume)"),
+        "{stderr}"
+    );
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let state = crate::common::state(r.path());
+    // task-a went back to pending and was attempted again.
+    let a = task(&state, "task-a");
+    assert_eq!(a["status"], "passed", "{stderr}\n{a:#}");
+    assert_eq!(a["attempts"], 2, "{a:#}");
+    assert_eq!(task(&state, "task-c")["attempts"], 1);
+    let events = std::fs::read_to_string(state_dir(r.path()).join("progress.log")).expect("log");
+    assert!(events.contains("\"event\":\"reverified\""), "{events}");
+}
+
+/// Class 6 (b): a `passed` forged into prd.json (which an agent can write)
+/// breaks its MAC; the resume trusts nothing it records and verifies every
+/// task again: the forged task is attempted, the honest one passes again on
+/// its own criteria.
+#[test]
+fn a_forged_run_state_is_distrusted_and_everything_is_verified_again() {
+    let start = PRD.find("## Task: task-b").expect("task-b");
+    let end = PRD.find("## Task: task-c").expect("task-c");
+    let prd = format!("{}{}", &PRD[..start], &PRD[end..]);
+    let stop_before_c = json!({"on_prompt": [
+        {"contains": "Task task-a", "attempt": {"write": {"lib.txt": "a\n"}}},
+        {"contains": "Task task-c", "attempt": {"text": "nothing done"}}
+    ]})
+    .to_string();
+    let r = run_repo(
+        &prd.replace(
+            "## Task: task-c — Write c\n**Effort**: low\n**Depends-on**: []\n",
+            "## Task: task-c — Write c\n**Effort**: low\n**Depends-on**: []\n**Max-Attempts**: 1\n",
+        ),
+        "",
+        &[("lib.txt", "")],
+        &stop_before_c,
+        true,
+    );
+    let out = zurdo_run(r.path(), &["--skip-model-check"], &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    // The forgery: task-c, which failed, is recorded as passed.
     let dir = state_dir(r.path());
     let mut state = state(r.path());
     for t in state["tasks"].as_array_mut().expect("tasks") {
         if t["id"] == "task-c" {
             t["status"] = json!("passed");
-            t["attempts"] = json!(0);
-            t["iterations"] = json!([]);
         }
     }
-    std::fs::write(dir.join("prd.json"), state.to_string()).expect("forge");
-    std::fs::write(r.path().join("c.txt"), "").expect("c emptied");
-    std::fs::write(r.path().join("lib.txt"), "").expect("a removed");
-    std::fs::write(dir.join("lock"), "4194305 2026-01-01T00:00:00Z\n").expect("stale lock");
+    std::fs::write(
+        dir.join("prd.json"),
+        serde_json::to_vec_pretty(&state).expect("json"),
+    )
+    .expect("forge");
+    std::fs::write(
+        r.path().join(".zurdo/script.json"),
+        crate::common::with_markers(&script()),
+    )
+    .expect("script");
 
     let out = zurdo_run(r.path(), &["--skip-model-check"], &[]);
     let stderr = text(&out.stderr);
-    for id in ["task-a", "task-c"] {
-        assert!(
-            stderr.contains(&format!(
-                "zurdo: {id} had passed and no longer does (re-verified on resume):"
-            )),
-            "{stderr}"
-        );
-    }
+    assert!(
+        stderr.contains("its MAC does not check: it was changed after zurdo wrote it; nothing it records is trusted"),
+        "{stderr}"
+    );
     let state = crate::common::state(r.path());
-    // Both went back to pending and were attempted again.
-    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let c = task(&state, "task-c");
+    // Verified again: its criterion failed on the tree, so it was attempted
+    // (its one attempt was spent: the budget still holds).
+    assert_eq!(c["status"], "failed", "{stderr}\n{c:#}");
     let a = task(&state, "task-a");
     assert_eq!(a["status"], "passed", "{stderr}\n{a:#}");
-    assert_eq!(a["attempts"], 2, "{a:#}");
-    let c = task(&state, "task-c");
-    assert_eq!(c["status"], "passed", "{stderr}\n{c:#}");
-    assert_eq!(c["attempts"], 1, "{c:#}");
-    let events = std::fs::read_to_string(dir.join("progress.log")).expect("log");
-    assert!(events.contains("\"event\":\"reverified\""), "{events}");
+    assert_eq!(a["attempts"], 1, "verified again, no new attempt: {a:#}");
+    assert!(
+        stderr.contains("zurdo: task-a still passes (re-verified on resume)"),
+        "{stderr}"
+    );
+    // The state zurdo wrote back checks again.
+    assert!(state["mac"].is_string());
 }

@@ -1328,11 +1328,7 @@ fn a_killed_run_leaves_no_agent_running() {
 fn crash_after_recording_a_passing_attempt(s: &Scratch, finished: bool) {
     let mut state = s.prd_json();
     state["tasks"][0]["status"] = json!("pending");
-    std::fs::write(
-        s.state_dir().join("prd.json"),
-        serde_json::to_string_pretty(&state).expect("json"),
-    )
-    .expect("write");
+    crate::common::write_state(&s.state_dir().join("prd.json"), &state);
     let keep = if finished {
         "attempt_finished"
     } else {
@@ -1595,11 +1591,7 @@ fn a_resume_does_not_kill_an_unrelated_process_group() {
     state["tasks"][0]["status"] = json!("pending");
     state["tasks"][0]["attempts"] = json!(0);
     state["tasks"][0]["iterations"] = json!([]);
-    std::fs::write(
-        s.state_dir().join("prd.json"),
-        serde_json::to_string_pretty(&state).expect("json"),
-    )
-    .expect("write");
+    crate::common::write_state(&s.state_dir().join("prd.json"), &state);
     std::fs::remove_file(s.root.join("out.txt")).expect("rm");
     // … and an unrelated process group that now has the recorded id.
     let mut bystander = Command::new("sleep")

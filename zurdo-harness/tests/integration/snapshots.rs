@@ -447,11 +447,7 @@ fn run_refusals_and_resume() {
     prd_json["tasks"][0]["iterations"] = json!([]);
     prd_json["tasks"][0]["preflight_results"] = serde_json::Value::Null;
     prd_json["tasks"][0]["passed_at_preflight"] = json!(false);
-    std::fs::write(
-        state.join("prd.json"),
-        serde_json::to_vec_pretty(&prd_json).expect("JSON"),
-    )
-    .expect("write prd.json");
+    crate::common::write_state(&state.join("prd.json"), &prd_json);
     std::fs::remove_file(root.join("out.txt")).expect("rm");
     let mut log = std::fs::read_to_string(state.join("progress.log")).expect("log");
     log.push_str(

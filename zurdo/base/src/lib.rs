@@ -8,6 +8,8 @@
 //! - [`dir`]: a directory held open, in which files are written and read
 //!   without ever following a symlink (for directories another process can
 //!   write into).
+//! - [`mac`]: records that prove zurdo wrote them (an HMAC keyed by a
+//!   secret kept outside every repository).
 //! - [`process`]: a process's identity beyond its reusable pid.
 //! - [`time`]: the RFC 3339 timestamps every record carries.
 //! - [`text`]: cutting text to a budget on character boundaries, one-line
@@ -15,6 +17,7 @@
 
 pub mod dir;
 pub mod files;
+pub mod mac;
 pub mod process;
 pub mod text;
 pub mod time;

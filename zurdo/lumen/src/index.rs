@@ -59,6 +59,9 @@ pub struct Index {
     pub files: BTreeMap<String, FileIndex>,
     /// What each file's metadata was when this process last hashed it.
     stamps: BTreeMap<String, Stamp>,
+    /// Files whose entry on disk this process read and found carrying a
+    /// MAC that checks (a publish need not write those again).
+    on_disk: std::collections::BTreeSet<String>,
 }
 
 impl PartialEq for Index {
@@ -158,6 +161,12 @@ pub struct Entry {
     /// path, language, content hash, format and adapters' version, so it is
     /// immutable and shared by every generation that has the file unchanged.
     pub entry: String,
+    /// The MAC of the entry file's bytes under the user's key
+    /// ([`zurdo_base::mac`]): an entry planted under `.zurdo/lumen/` (which
+    /// anything in the repository can write) does not carry one that
+    /// checks, and is parsed again from the source instead of trusted.
+    #[serde(default)]
+    pub mac: String,
 }
 
 impl Manifest {
@@ -294,6 +303,7 @@ impl Index {
             generation: manifest.generation,
             files: BTreeMap::new(),
             stamps: BTreeMap::new(),
+            on_disk: Default::default(),
         };
         let Ok(files) = files_dir(root, false) else {
             return index;
@@ -302,12 +312,15 @@ impl Index {
             let Some(name) = entry_file(&e.entry).filter(|_| safe_name(&e.entry)) else {
                 continue;
             };
+            let key = zurdo_base::mac::Key::user();
             let file = files
                 .read(name, RECORD_LIMIT)
                 .ok()
+                .filter(|bytes| key.checks(bytes, &e.mac))
                 .and_then(|bytes| serde_json::from_slice::<FileIndex>(&bytes).ok())
                 .filter(|f| f.path == path && f.hash == e.hash && f.language == e.language);
             if let Some(file) = file {
+                index.on_disk.insert(path.clone());
                 index.files.insert(path, file);
             }
         }
@@ -377,12 +390,16 @@ impl Index {
             generation: 0,
             files: BTreeMap::new(),
         };
+        let key = zurdo_base::mac::Key::user();
         for (path, file) in &self.files {
             let entry = entry_name(path, &file.language, &file.hash);
             let name = entry_file(&entry)
                 .ok_or_else(|| std::io::Error::other("an entry outside files/"))?;
-            if !files.stat(name)?.is_some_and(|e| e.is_file) {
-                let bytes = serde_json::to_vec(file).map_err(std::io::Error::other)?;
+            let bytes = serde_json::to_vec(file).map_err(std::io::Error::other)?;
+            // An entry this process read and checked is on disk as it must
+            // be; any other file of that name (one planted there) is
+            // replaced by what this process parsed.
+            if !(self.on_disk.contains(path) && files.stat(name)?.is_some_and(|e| e.is_file)) {
                 files.replace(name, &bytes, Durability::Unsynced)?;
             }
             manifest.files.insert(
@@ -391,9 +408,11 @@ impl Index {
                     language: file.language.clone(),
                     hash: file.hash.clone(),
                     entry,
+                    mac: key.mac(&bytes),
                 },
             );
         }
+        self.on_disk = self.files.keys().cloned().collect();
         let path = publish_manifest(root, &mut manifest, self.generation)?;
         self.generation = manifest.generation;
         self.format = FORMAT;
@@ -482,6 +501,7 @@ impl Index {
                     language: file.language,
                     hash: file.hash,
                     entry,
+                    mac: zurdo_base::mac::Key::user().mac(&bytes),
                 },
             ))
         });
