@@ -92,7 +92,7 @@ pub fn lines(event: &Event) -> Vec<Line> {
         ),
         Event::PolicyRecordAltered { path } => one(
             Warn,
-            format!("warning: {path} no longer matches the recorded policy; today's [verification] applies (the run-start record was altered)"),
+            format!("warning: {path} no longer matches the recorded policy (it was altered); restoring the run-start [verification] from policy.json"),
         ),
         Event::LessonSkipped { path, why } => {
             one(Warn, format!("warning: lesson {path} skipped: {why}"))

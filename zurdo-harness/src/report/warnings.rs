@@ -63,7 +63,7 @@ fn line(event: &Event) -> Option<String> {
             &policy[..12.min(policy.len())]
         ),
         Event::PolicyRecordAltered { path } => format!(
-            "{path} no longer matched the recorded policy; today's [verification] applied"
+            "{path} no longer matched the recorded policy (it was altered); the run-start [verification] was restored from policy.json or the run refused"
         ),
         Event::FrozenStandDown { task, max, seen } => format!(
             "`{task}`: the frozen-path hashing stood down ({seen} files, over {max})"

@@ -119,7 +119,7 @@ pub(super) fn prepare(
             fresh()
         }
     };
-    let state = fix_policy(state, &dir, &mut config, &events);
+    let state = fix_policy(state, &dir, &mut config, &events)?;
     let verifier = Verifier::new(&root, config.verification.clone())
         .map_err(|e| Error::invalid(format!("{}: {e}", root.display())))?
         .in_passes();
@@ -309,13 +309,17 @@ fn check_efforts(prd: &Prd, config: &Config) -> Result<(), Error> {
 /// Records the policy of a fresh run (`policy` in prd.json, `policy.json`,
 /// `config-at-run-start.toml`), or, on resume, puts the run-start
 /// `[verification]` back in force and warns when today's config would hash
-/// differently.
+/// differently. The run-start policy comes from `config-at-run-start.toml`,
+/// else from `policy.json`'s own copy, whichever hashes to the policy id
+/// prd.json records (prd.json's MAC vouches for that id); when neither
+/// does, both records were altered and the run refuses to go on under
+/// rules it cannot restore.
 fn fix_policy(
     mut state: RunState,
     dir: &StateDir,
     config: &mut Config,
     events: &Events,
-) -> RunState {
+) -> Result<RunState, Error> {
     let today = crate::policy::id(&config.verification);
     if state.policy.is_empty() {
         state.policy = today;
@@ -324,22 +328,41 @@ fn fix_policy(
             None => crate::config::TEMPLATE.to_string(),
         };
         events.on_write(dir.write_policy(&crate::policy::canonical(&config.verification), &text));
-        return state;
+        return Ok(state);
     }
     if state.policy == today {
-        return state;
+        return Ok(state);
     }
     events.emit(Event::PolicyKept {
         policy: state.policy.clone(),
     });
-    let start = dir
+    let recorded = |v: &zurdo::verify::VerificationConfig| crate::policy::id(v) == state.policy;
+    let from_config = dir
         .read_config_at_run_start()
-        .and_then(|text| zurdo::verify::VerificationConfig::parse(&text).ok());
-    match start {
-        Some(v) if crate::policy::id(&v) == state.policy => config.verification = v,
-        _ => events.emit(Event::PolicyRecordAltered {
-            path: dir.config_at_run_start().display().to_string(),
-        }),
+        .and_then(|text| zurdo::verify::VerificationConfig::parse(&text).ok())
+        .filter(recorded);
+    if let Some(v) = from_config {
+        config.verification = v;
+        return Ok(state);
     }
-    state
+    events.emit(Event::PolicyRecordAltered {
+        path: dir.config_at_run_start().display().to_string(),
+    });
+    let from_document = dir
+        .read_policy()
+        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+        .and_then(|doc| serde_json::from_value(doc["verification"].clone()).ok())
+        .filter(recorded);
+    match from_document {
+        Some(v) => {
+            config.verification = v;
+            Ok(state)
+        }
+        None => Err(Error::invalid(format!(
+            "the run-start policy cannot be restored: neither {} nor {} hashes to the policy prd.json records ({}), and today's [verification] differs; restore them, or `zurdo run --reset` to start over under today's config",
+            dir.config_at_run_start().display(),
+            dir.dir.join("policy.json").display(),
+            &state.policy[..12.min(state.policy.len())]
+        ))),
+    }
 }

@@ -278,6 +278,12 @@ impl StateDir {
         )
     }
 
+    /// `policy.json`, when it reads.
+    pub fn read_policy(&self) -> Option<String> {
+        let bytes = self.read(&[], "policy.json", RECORD_LIMIT).ok()?;
+        String::from_utf8(bytes).ok()
+    }
+
     /// `config-at-run-start.toml`, when it reads.
     pub fn read_config_at_run_start(&self) -> Option<String> {
         let bytes = self

@@ -50,3 +50,45 @@ fn the_run_start_policy_is_recorded_and_kept_on_resume() {
     );
     assert_eq!(state(root)["policy"], policy.as_str());
 }
+
+/// Issue 13, class 6: an agent that weakens the config and the run-start
+/// record of it gains nothing: the run-start `[verification]` comes back
+/// from `policy.json` (prd.json's MAC vouches for its id); with both
+/// records altered the run refuses rather than go on under rules it cannot
+/// restore.
+#[test]
+fn an_altered_run_start_policy_is_restored_or_refused() {
+    let config = |seconds: u32| format!("[verification]\ncriterion_seconds = {seconds}\n");
+    let script = r#"{"on_prompt": [{"contains": "Task task-1", "attempt": {"write": {"one.txt": "1"}}}], "attempts": [{"text": "no"}]}"#;
+    let dir = run_repo(PRD, &config(60), &[], script, false);
+    let root = dir.path();
+    let run = || zurdo_run(root, &["--skip-model-check"], &[]);
+    assert_eq!(run().status.code(), Some(1));
+    let sd = state_dir(root);
+    let policy = state(root)["policy"].as_str().expect("policy").to_string();
+    // The "agent" weakens today's config and the run-start copy alike.
+    let weaken = |path: &std::path::Path| {
+        let text = std::fs::read_to_string(path).expect("read");
+        std::fs::write(path, text.replace(&config(60), &config(5))).expect("write");
+    };
+    weaken(&root.join(".zurdo/config.toml"));
+    weaken(&sd.join("config-at-run-start.toml"));
+    let out = run();
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("no longer matches the recorded policy (it was altered); restoring the run-start [verification] from policy.json"),
+        "{stderr}"
+    );
+    assert_eq!(state(root)["policy"], policy.as_str());
+    // Both records altered: refused, naming them.
+    let doc_path = sd.join("policy.json");
+    let doc = std::fs::read_to_string(&doc_path).expect("policy.json");
+    std::fs::write(&doc_path, doc.replace("60", "5")).expect("alter");
+    let out = run();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("the run-start policy cannot be restored"),
+        "{stderr}"
+    );
+}
