@@ -54,6 +54,7 @@ impl CleanRoom {
 pub struct Guards {
     root: PathBuf,
     verification: VerificationConfig,
+    ignore_rules: Option<zurdo::verify::IgnoreRules>,
     tool_words: BTreeSet<String>,
     path_var: String,
     baseline: Option<Baseline>,
@@ -66,6 +67,7 @@ impl Guards {
         Guards {
             root: verifier.root().to_path_buf(),
             verification: verifier.config().clone(),
+            ignore_rules: verifier.ignore_rules().cloned(),
             tool_words,
             path_var: verifier.env_var("PATH").unwrap_or("").to_string(),
             baseline: None,
@@ -160,9 +162,12 @@ impl Guards {
         ));
         let _ = std::fs::remove_dir_all(&dir);
         let verifier = room::materialize(&self.root, tree, &dir).and_then(|_| {
-            let v = Verifier::new(&dir, self.verification.clone())
+            let mut v = Verifier::new(&dir, self.verification.clone())
                 .map_err(|e| e.to_string())?
                 .in_passes();
+            if let Some(rules) = &self.ignore_rules {
+                v = v.with_ignore_rules(rules.clone());
+            }
             Ok(if backend == "bubblewrap" {
                 v.with_wrapper(room::bubblewrap(&self.root, &dir))
             } else {

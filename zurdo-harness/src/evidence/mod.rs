@@ -17,6 +17,7 @@ pub mod baseline;
 pub mod caught;
 pub mod frozen;
 pub mod guards;
+pub mod missing;
 pub mod room;
 pub mod toolchain;
 

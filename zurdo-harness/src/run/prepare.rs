@@ -119,10 +119,18 @@ pub(super) fn prepare(
             fresh()
         }
     };
-    let state = fix_policy(state, &dir, &mut config, &events)?;
-    let verifier = Verifier::new(&root, config.verification.clone())
+    let mut state = fix_policy(state, &dir, &mut config, &events)?;
+    let mut verifier = Verifier::new(&root, config.verification.clone())
         .map_err(|e| Error::invalid(format!("{}: {e}", root.display())))?
         .in_passes();
+    // The ignore rules of the run's start: an ignore entry the agent writes
+    // later hides nothing from a search.
+    if state.ignore_rules.is_none() {
+        state.ignore_rules = zurdo::verify::IgnoreRules::capture(verifier.root());
+    }
+    if let Some(rules) = &state.ignore_rules {
+        verifier = verifier.with_ignore_rules(rules.clone());
+    }
     let standing = config
         .verification
         .standing_rules()

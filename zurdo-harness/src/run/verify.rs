@@ -147,6 +147,12 @@ impl Run {
             .iter()
             .map(|c| self.ctx.verifier.criterion(c))
             .collect();
+        // A [no-grep:] passes on a file that is gone; not when pre-flight
+        // read that file.
+        if let Some(pre) = state.and_then(|t| t.preflight_results.as_ref()) {
+            let before: Vec<serde_json::Value> = pre.iter().map(|r| r.hints.clone()).collect();
+            crate::evidence::missing::demote_vanished(task, &before, &mut results);
+        }
         let (broken, over_budget) = match self.ctx.check_standing() {
             Ok(broken) => (broken, None),
             Err(message) => (Vec::new(), Some(message)),

@@ -382,6 +382,11 @@ pub struct RunState {
     /// `sh` and the `[shell:]` command words, resolved and hashed at run start.
     #[serde(default)]
     pub toolchain: Vec<crate::evidence::toolchain::Tool>,
+    /// The repository's ignore files at run start: directory and glob
+    /// searches honour these, not ignore entries written since (none when
+    /// they could not be taken: searches read the files as they are).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ignore_rules: Option<zurdo::verify::IgnoreRules>,
     /// When the run started.
     pub started_at: String,
     /// When this file was last written.
@@ -468,6 +473,7 @@ impl RunState {
     pub fn distrust(&mut self) {
         self.policy.clear();
         self.toolchain.clear();
+        self.ignore_rules = None;
         for t in &mut self.tasks {
             t.status = Status::Pending;
             t.blocked_by = None;

@@ -9,6 +9,7 @@ mod baseline;
 mod baselines;
 mod confinement;
 mod detection;
+mod file_hints;
 mod frozen;
 mod hostile_hints;
 mod hostile_input;

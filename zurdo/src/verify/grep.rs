@@ -16,9 +16,15 @@
 //! file: a FIFO or an oversized one fails the hint rather than hang or
 //! exhaust the walk), `.git/info/exclude` and the user's global excludes
 //! file, never enters `.git/` or `.zurdo/`, and reads no ignore file above
-//! the repository root.
+//! the repository root. Given [`IgnoreRules`] taken earlier (a run's
+//! start), it reads those instead of the repository's ignore files as they
+//! are now: an ignore entry written since hides nothing from a search, and
+//! one removed since exposes nothing.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
 
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use ignore::Match;
@@ -35,8 +41,61 @@ const SKIPPED: [&str; 2] = [".git", ".zurdo"];
 /// Entries a walk passed over named in the evidence note, at most.
 const PASSED_OVER_SHOWN: usize = 5;
 
-/// Runs a `[grep:]` (`want_match`) or `[no-grep:]` check.
-pub(crate) fn check(root: &Path, grep: &GrepCheck, want_match: bool) -> (Verdict, Evidence) {
+/// The most bytes of ignore files [`IgnoreRules::capture`] keeps; past it
+/// the capture gives up and searches read the files as they are.
+pub const IGNORE_RULES_LIMIT: usize = 4 * 1024 * 1024;
+
+/// The ignore files of a repository (every `.gitignore` and `.ignore` a
+/// search could read, and `.git/info/exclude`) as they were at one moment.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IgnoreRules {
+    /// Repository-relative path → the file's text.
+    pub files: BTreeMap<String, String>,
+}
+
+impl IgnoreRules {
+    /// The ignore files under `root` now (a directory the rules ignore is
+    /// not entered: its own ignore files could not apply to a search);
+    /// `None` when they cannot all be read or hold more than
+    /// [`IGNORE_RULES_LIMIT`] bytes.
+    pub fn capture(root: &Path) -> Option<IgnoreRules> {
+        let is_rules = |shown: &str| {
+            let name = shown.rsplit('/').next().unwrap_or(shown);
+            name == ".gitignore" || name == ".ignore"
+        };
+        let found = walk(root, "", Path::new(""), &is_rules, None).ok()?;
+        let mut rules = IgnoreRules::default();
+        let mut total = 0usize;
+        let paths = found.files.iter().map(|t| t.shown.clone()).chain(
+            root.join(".git")
+                .is_dir()
+                .then(|| ".git/info/exclude".to_string()),
+        );
+        for path in paths {
+            let Some(bytes) = files::read_confined(root, &path).ok()? else {
+                continue;
+            };
+            total += bytes.len();
+            if total > IGNORE_RULES_LIMIT {
+                return None;
+            }
+            rules
+                .files
+                .insert(path, String::from_utf8_lossy(&bytes).into_owned());
+        }
+        Some(rules)
+    }
+}
+
+/// Runs a `[grep:]` (`want_match`) or `[no-grep:]` check; a directory or
+/// glob search honours `frozen` ignore rules when given, else the ignore
+/// files as they are.
+pub(crate) fn check(
+    root: &Path,
+    grep: &GrepCheck,
+    want_match: bool,
+    frozen: Option<&IgnoreRules>,
+) -> (Verdict, Evidence) {
     let mut evidence = Evidence::default();
     // Built exactly as `zurdo validate` builds it: what validates, runs.
     let regex = match crate::hint::grep_regex(&grep.pattern) {
@@ -50,7 +109,7 @@ pub(crate) fn check(root: &Path, grep: &GrepCheck, want_match: bool) -> (Verdict
             )
         }
     };
-    let found = match targets(root, grep) {
+    let found = match targets(root, grep, frozen) {
         Ok(found) => found,
         Err(reason) => return (Verdict::Fail(reason), evidence),
     };
@@ -151,7 +210,11 @@ impl Found {
 }
 
 /// The files to search; `None` for a literal path that does not exist.
-fn targets(root: &Path, grep: &GrepCheck) -> Result<Option<Found>, Reason> {
+fn targets(
+    root: &Path,
+    grep: &GrepCheck,
+    frozen: Option<&IgnoreRules>,
+) -> Result<Option<Found>, Reason> {
     let target = grep.target.as_str();
     if !grep.target_is_glob {
         let real = match files::confine(root, target)? {
@@ -162,7 +225,7 @@ fn targets(root: &Path, grep: &GrepCheck) -> Result<Option<Found>, Reason> {
             return Ok(None);
         };
         if meta.is_dir() {
-            return walk(root, target, &real, &|_| true).map(Some);
+            return walk(root, target, &real, &|_| true, frozen).map(Some);
         }
         if !meta.is_file() {
             return Err(Reason::NotRegular {
@@ -200,7 +263,7 @@ fn targets(root: &Path, grep: &GrepCheck) -> Result<Option<Found>, Reason> {
             Err(reason) => return Err(reason),
         }
     };
-    walk(root, base, &real, &|shown| glob.is_match(shown)).map(Some)
+    walk(root, base, &real, &|shown| glob.is_match(shown), frozen).map(Some)
 }
 
 /// The directory part of a glob before its first metacharacter (`src/a`
@@ -259,9 +322,19 @@ fn text_of(real: &Path) -> String {
 }
 
 /// The rules of an ignore file at `path` (repository text) applying to the
-/// directory `dir` (absolute); none when there is no such file.
-fn rules(root: &Path, dir: &Path, path: &str) -> Result<Gitignore, Reason> {
-    let Some(bytes) = files::read_confined(root, path)? else {
+/// directory `dir` (absolute), from `frozen` when given, else from the file
+/// as it is; none when there is no such file.
+fn rules(
+    root: &Path,
+    dir: &Path,
+    path: &str,
+    frozen: Option<&IgnoreRules>,
+) -> Result<Gitignore, Reason> {
+    let bytes = match frozen {
+        Some(f) => f.files.get(path).map(|t| t.as_bytes().to_vec()),
+        None => files::read_confined(root, path)?,
+    };
+    let Some(bytes) = bytes else {
         return Ok(Gitignore::empty());
     };
     let mut builder = GitignoreBuilder::new(dir);
@@ -273,7 +346,7 @@ fn rules(root: &Path, dir: &Path, path: &str) -> Result<Gitignore, Reason> {
 }
 
 /// The ignore files of the directory at `real`.
-fn level(root: &Path, real: &Path) -> Result<Level, Reason> {
+fn level(root: &Path, real: &Path, frozen: Option<&IgnoreRules>) -> Result<Level, Reason> {
     let dir = root.join(real);
     let text = text_of(real);
     let beside = |name: &str| {
@@ -284,8 +357,8 @@ fn level(root: &Path, real: &Path) -> Result<Level, Reason> {
         }
     };
     Ok(Level {
-        ignore: rules(root, &dir, &beside(".ignore"))?,
-        gitignore: rules(root, &dir, &beside(".gitignore"))?,
+        ignore: rules(root, &dir, &beside(".ignore"), frozen)?,
+        gitignore: rules(root, &dir, &beside(".gitignore"), frozen)?,
     })
 }
 
@@ -296,27 +369,29 @@ fn walk(
     shown: &str,
     real: &Path,
     keep: &dyn Fn(&str) -> bool,
+    frozen: Option<&IgnoreRules>,
 ) -> Result<Found, Reason> {
     let exclude = if root.join(".git").is_dir() {
-        rules(root, root, ".git/info/exclude")?
+        rules(root, root, ".git/info/exclude", frozen)?
     } else {
         Gitignore::empty()
     };
     let (global, _) = GitignoreBuilder::new(root).build_global();
     let mut ignores = Ignores {
-        levels: vec![level(root, Path::new(""))?],
+        levels: vec![level(root, Path::new(""), frozen)?],
         exclude,
         global,
     };
     let mut at = PathBuf::new();
     for component in real.components() {
         at.push(component);
-        ignores.levels.push(level(root, &at)?);
+        ignores.levels.push(level(root, &at, frozen)?);
     }
     let mut walk = Walk {
         root,
         keep,
         ignores,
+        frozen,
         found: Found::default(),
     };
     walk.dir(real, shown)?;
@@ -329,6 +404,7 @@ struct Walk<'a> {
     root: &'a Path,
     keep: &'a dyn Fn(&str) -> bool,
     ignores: Ignores,
+    frozen: Option<&'a IgnoreRules>,
     found: Found,
 }
 
@@ -376,7 +452,7 @@ impl Walk<'_> {
             }
             let child_real = real.join(&name);
             if kind.is_dir() {
-                let level = level(self.root, &child_real)?;
+                let level = level(self.root, &child_real, self.frozen)?;
                 self.ignores.levels.push(level);
                 let walked = self.dir(&child_real, &child_shown);
                 self.ignores.levels.pop();

@@ -13,7 +13,7 @@
 mod config;
 pub mod env;
 pub mod files;
-mod grep;
+pub mod grep;
 mod outcome;
 pub mod render;
 pub(crate) mod runners;
@@ -34,6 +34,8 @@ use disabled::structural;
 mod structural;
 
 pub use config::{ConfigError, StandingRule, StandingRuleConfig, VerificationConfig, CONFIG_PATH};
+pub use files::ABSENT;
+pub use grep::IgnoreRules;
 pub use outcome::{Blob, Captured, CriterionVerdict, Evidence, HintResult, Reason, Verdict};
 pub use verifier::{CriterionResult, Verifier};
 

@@ -119,6 +119,13 @@ pub enum Reason {
         /// The file whose blob changed.
         path: String,
     },
+    /// `[no-grep:]` on a literal path that existed when the task's
+    /// pre-flight ran and is gone now: deleting the file a negative check
+    /// searches proves nothing.
+    EvidenceMissing {
+        /// The path.
+        path: String,
+    },
     /// `[symbol:]`, `[references:]`, `[callers:]`: no indexed definition of
     /// a kind hints resolve has this name (nothing is guessed).
     SymbolNotFound {
@@ -205,6 +212,10 @@ impl std::fmt::Display for Reason {
             Reason::EvidenceChangedDuringVerification { path } => write!(
                 f,
                 "{path} changed while verification ran (something is still writing it); the pass does not count"
+            ),
+            Reason::EvidenceMissing { path } => write!(
+                f,
+                "{path} existed at pre-flight and is gone: a [no-grep:] does not pass by deleting the file it searches; restore it (a PRD that means to delete it says so with [file-absent: {path}])"
             ),
             Reason::SymbolNotFound { name, detail } => {
                 write!(f, "`{name}` is not defined in any indexed file ({detail})")

@@ -22,6 +22,9 @@ pub struct Verifier {
     wrapper: Vec<String>,
     /// What happens to what a `[shell:]` hint leaves running when it exits.
     at_exit: exec::AtExit,
+    /// Ignore rules taken earlier that directory searches honour instead
+    /// of the ignore files as they are now.
+    ignore_rules: Option<std::sync::Arc<grep::IgnoreRules>>,
     /// The structural index, loaded at the first structural check and then
     /// refreshed in memory from the sources (shared by clones).
     lumen: structural::Shared,
@@ -81,6 +84,7 @@ impl Verifier {
             shell,
             wrapper: Vec::new(),
             at_exit: exec::AtExit::KillGroup,
+            ignore_rules: None,
             lumen: Default::default(),
         })
     }
@@ -102,6 +106,20 @@ impl Verifier {
     pub fn in_passes(mut self) -> Verifier {
         self.at_exit = exec::AtExit::Leave;
         self
+    }
+
+    /// Directory and glob searches (`[grep:]`, `[no-grep:]`) honour `rules`
+    /// (taken at a run's start) instead of the repository's ignore files as
+    /// they are when the hint runs: an ignore entry written since hides
+    /// nothing.
+    pub fn with_ignore_rules(mut self, rules: grep::IgnoreRules) -> Verifier {
+        self.ignore_rules = Some(std::sync::Arc::new(rules));
+        self
+    }
+
+    /// The ignore rules searches honour, when fixed.
+    pub fn ignore_rules(&self) -> Option<&grep::IgnoreRules> {
+        self.ignore_rules.as_deref()
     }
 
     /// The canonical repository root.
@@ -136,8 +154,8 @@ impl Verifier {
             Check::Http(h) => http::check(h, self.timeout(), self.config.http_read_limit),
             Check::FileExists { path } => files::exists(&self.root, path),
             Check::FileAbsent { path } => files::absent(&self.root, path),
-            Check::Grep(g) => grep::check(&self.root, g, true),
-            Check::NoGrep(g) => grep::check(&self.root, g, false),
+            Check::Grep(g) => grep::check(&self.root, g, true, self.ignore_rules.as_deref()),
+            Check::NoGrep(g) => grep::check(&self.root, g, false, self.ignore_rules.as_deref()),
             Check::Symbol { .. } | Check::References { .. } | Check::Callers(_) => {
                 structural::check(&self.root, &self.lumen, &hint.check)
             }
