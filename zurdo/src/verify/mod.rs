@@ -11,6 +11,7 @@
 //! such a hint fails with [`Reason::NeedsFeature`].
 
 mod config;
+mod counts;
 pub mod env;
 pub mod files;
 mod grep;
@@ -34,6 +35,7 @@ use disabled::structural;
 mod structural;
 
 pub use config::{ConfigError, StandingRule, StandingRuleConfig, VerificationConfig, CONFIG_PATH};
+pub use counts::{tests_vanished, TestCounts};
 pub use outcome::{Blob, Captured, CriterionVerdict, Evidence, HintResult, Reason, Verdict};
 pub use verifier::{CriterionResult, Verifier};
 
