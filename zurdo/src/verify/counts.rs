@@ -2,7 +2,35 @@
 //! how many it shows were held back, and the comparison that tells a run
 //! whose tests vanished since an earlier run of the same command.
 //!
-//! The counts come from the runners' own summary lines.
+//! The counts come from the runners' own summary lines (read by the zero-test
+//! judgement in [`super::runners`], in the same single pass over the output).
+//! What each runner's words count as:
+//!
+//! | runner | `passed` | `failed` | `ignored` | `skipped` | `deselected` |
+//! | --- | --- | --- | --- | --- | --- |
+//! | `cargo test` (libtest, libtest-mimic; every `test result:` line and `--format json` suite event, summed) | `passed`, `measured` | `failed` | `ignored` | | `filtered out` |
+//! | `cargo nextest` (`Summary … N tests run: …`) | `passed` (its `slow`, `flaky`, `leaky` are among them) | `failed`, `exec failed`, `timed out` | | `skipped`¹ | `skipped`¹ |
+//! | `go test` (`-v`: `--- PASS`/`--- FAIL`/`--- SKIP`, top-level tests and subtests alike; `-json`: `pass`/`fail`/`skip` events of a test) | `PASS` | `FAIL` | | `SKIP` | |
+//! | `pytest` (the closing `N passed, … in 0.1s` line) | `passed`, `xpassed` | `failed` | | `skipped`, `xfailed` | `deselected` |
+//! | `node --test` (the `# tests N` / `ℹ tests N` footer) | `pass` | `fail`, `cancelled` | | `todo`, `skipped`¹ | `skipped`¹ |
+//! | `jest` (`Tests: …, N total`) | `passed` | `failed` | | `todo`, `skipped`¹ | `skipped`¹ |
+//! | `vitest` (`Tests  … (N)`) | `passed` | `failed` | | `todo`, `skipped`¹ | `skipped`¹ |
+//!
+//! ¹ These runners report a test a name filter left out as skipped, the same
+//! word as a test the code skips. Their `skipped` counts as `deselected` when
+//! the command visibly filters that runner's tests by name (nextest: a
+//! filter argument, `-E`, `--partition`, `--rerun`, `--platform-filter`,
+//! `--run-ignored only`, or arguments after `--`; jest and vitest: `-t`,
+//! `--testNamePattern`; node: `--test-name-pattern`, `--test-skip-pattern`,
+//! `--test-only`), and as `skipped` otherwise.
+//!
+//! Not counted: pytest's `error`s (a collection or fixture error is not a
+//! test that ran), `warnings` and `rerun`s, jest's and vitest's test
+//! suites/files, go's packages, node's suites. An `xfailed` test ran, but its
+//! failure is expected and not judged: marking a failing test `xfail` is a way
+//! to hide it, so it counts as skipped (and `1 xfailed` alone is zero tests).
+//! A node `todo` test runs too, and its failure does not fail the run: skipped
+//! likewise.
 
 use serde::{Deserialize, Serialize};
 
@@ -83,6 +111,22 @@ impl TestCounts {
             return true;
         }
         !before.partial && self.runner == before.runner && self.held_back() > before.held_back()
+    }
+
+    /// Adds `other`'s numbers to these, its runner to the names, and its
+    /// partiality.
+    pub(crate) fn add(&mut self, other: &TestCounts) {
+        if self.runner.is_empty() {
+            self.runner = other.runner.clone();
+        } else if !other.runner.is_empty() {
+            self.runner = format!("{}+{}", self.runner, other.runner);
+        }
+        self.passed = self.passed.saturating_add(other.passed);
+        self.failed = self.failed.saturating_add(other.failed);
+        self.ignored = self.ignored.saturating_add(other.ignored);
+        self.skipped = self.skipped.saturating_add(other.skipped);
+        self.deselected = self.deselected.saturating_add(other.deselected);
+        self.partial |= other.partial;
     }
 
     /// `(2 ignored, 1 skipped)` for the kinds of held-back tests either
@@ -279,6 +323,26 @@ mod tests {
         let now = counts("go test", 1, 0, 0, 0);
         assert!(vanished_message(&before, &now)
             .starts_with("go test ran 1 test where pre-flight ran 2: tests were removed"));
+    }
+
+    #[test]
+    fn adding_sums_the_numbers_and_joins_the_runners() {
+        let mut sum = TestCounts::default();
+        sum.add(&counts("cargo test", 3, 1, 2, 0));
+        assert_eq!(sum, counts("cargo test", 3, 1, 2, 0));
+        sum.add(&TestCounts {
+            deselected: 2,
+            partial: true,
+            ..counts("pytest", 4, 0, 0, 1)
+        });
+        assert_eq!(
+            sum,
+            TestCounts {
+                deselected: 2,
+                partial: true,
+                ..counts("cargo test+pytest", 7, 1, 2, 1)
+            }
+        );
     }
 
     #[test]

@@ -18,6 +18,7 @@ mod grep;
 mod outcome;
 pub mod render;
 pub(crate) mod runners;
+mod summaries;
 mod verifier;
 pub mod window;
 

@@ -351,6 +351,10 @@ pub struct Evidence {
     /// `[shell:]`: stderr, bounded.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stderr: Option<Captured>,
+    /// `[shell:]`: the tests the output shows ran, passing or failing, when
+    /// it holds a test runner's summary ([`TestCounts`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tests: Option<TestCounts>,
     /// Local hints: the files read, with their blob ids.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub blobs: Vec<Blob>,
