@@ -424,8 +424,9 @@ impl Go {
     /// A line of go test's text output; `count` is false for the `Output`
     /// of `-json` events, whose tests are counted by their events.
     fn text(&mut self, line: &str, count: bool) {
-        if line.starts_with("ok") {
-            if GO_OK.is_match(line) {
+        // Dispatch on the first byte: most lines are none of these.
+        match line.as_bytes().first() {
+            Some(b'o') if line.starts_with("ok") && GO_OK.is_match(line) => {
                 self.reported = true;
                 if line.ends_with("[no tests to run]") || self.warned {
                     self.empty = true;
@@ -434,34 +435,37 @@ impl Go {
                 }
                 self.warned = false;
             }
-        } else if line.starts_with('?') {
-            if GO_NO_TEST_FILES.is_match(line) {
+            Some(b'?') if GO_NO_TEST_FILES.is_match(line) => {
                 self.reported = true;
                 self.empty = true;
             }
-        } else if line == "FAIL" || line.starts_with("FAIL\t") || line.starts_with("FAIL ") {
-            self.reported = true;
-            self.ran = true;
-            self.failing = true;
-            self.warned = false;
-        } else if line == "testing: warning: no tests to run" {
-            self.warned = true;
-        } else if line.starts_with("=== RUN ") {
-            self.reported = true;
-            self.ran = true;
-            self.per_test = true;
-        } else if line.starts_with([' ', '\t']) {
-            let trimmed = line.trim_start();
-            if trimmed.starts_with("--- ") {
-                self.test_line(trimmed, count);
-            } else if (trimmed.ends_with("statements]") || trimmed.ends_with("of statements"))
-                && GO_COVER_ONLY.is_match(line)
+            Some(b'F')
+                if line == "FAIL" || line.starts_with("FAIL\t") || line.starts_with("FAIL ") =>
             {
                 self.reported = true;
-                self.empty = true;
+                self.ran = true;
+                self.failing = true;
+                self.warned = false;
             }
-        } else if line.starts_with("--- ") {
-            self.test_line(line, count);
+            Some(b't') if line == "testing: warning: no tests to run" => self.warned = true,
+            Some(b'=') if line.starts_with("=== RUN ") => {
+                self.reported = true;
+                self.ran = true;
+                self.per_test = true;
+            }
+            Some(b' ' | b'\t') => {
+                let trimmed = line.trim_start();
+                if trimmed.starts_with("--- ") {
+                    self.test_line(trimmed, count);
+                } else if (trimmed.ends_with("statements]") || trimmed.ends_with("of statements"))
+                    && GO_COVER_ONLY.is_match(line)
+                {
+                    self.reported = true;
+                    self.empty = true;
+                }
+            }
+            Some(b'-') if line.starts_with("--- ") => self.test_line(line, count),
+            _ => {}
         }
     }
 
@@ -634,6 +638,11 @@ struct NodeFooter {
 
 impl Node {
     fn line(&mut self, line: &str) {
+        // `#` or the first byte of `ℹ`: anything else ends a footer.
+        if !matches!(line.as_bytes().first(), Some(b'#' | 0xE2)) {
+            self.close();
+            return;
+        }
         let entry = line
             .strip_prefix("# ")
             .or_else(|| line.strip_prefix("ℹ "))
@@ -710,6 +719,9 @@ static JEST_TESTS: LazyLock<Regex> =
 
 impl Jest {
     fn line(&mut self, line: &str) {
+        if !matches!(line.as_bytes().first(), Some(b'T' | b'N')) {
+            return;
+        }
         if line.starts_with("Tests:") {
             let Some(caps) = JEST_TESTS.captures(line) else {
                 return;
@@ -773,7 +785,7 @@ static VITEST_TESTS: LazyLock<Regex> = LazyLock::new(|| {
 
 impl Vitest {
     fn line(&mut self, line: &str) {
-        let line = line.trim_start();
+        let line = line.trim_start_matches(' ');
         if !(line.starts_with("Test") || line.starts_with("No test files found")) {
             return;
         }
