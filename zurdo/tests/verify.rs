@@ -4,7 +4,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use zurdo::hint::Hint;
-use zurdo::verify::{CriterionVerdict, Reason, Verdict, VerificationConfig, Verifier};
+use zurdo::verify::{CriterionVerdict, Reason, TestCounts, Verdict, VerificationConfig, Verifier};
 
 /// A repository in a temp dir with the given files.
 fn repo(files: &[(&str, &str)]) -> tempfile::TempDir {
@@ -504,6 +504,95 @@ fn a_test_runner_that_ran_nothing_fails_whatever_its_exit_code() {
         Verdict::Fail(Reason::RunnerSilent {
             runner: "cargo test".into()
         })
+    );
+}
+
+#[test]
+fn a_test_runner_whose_tests_were_all_ignored_ran_nothing() {
+    let r = repo(&[]);
+    let v = verifier(r.path());
+    let ignored = "[shell: printf 'running 2 tests\\ntest a ... ignored\\ntest b ... ignored\\n\\ntest result: ok. 0 passed; 0 failed; 2 ignored; 0 measured; 0 filtered out\\n' # cargo test]";
+    let result = v.check(&hint(ignored));
+    assert_eq!(
+        result.verdict,
+        Verdict::Fail(Reason::ZeroTests {
+            runner: "cargo test".into()
+        })
+    );
+    assert_eq!(result.evidence.tests.map(|t| t.ignored), Some(2));
+}
+
+#[test]
+fn shell_evidence_holds_the_tests_the_output_shows_passing_or_failing() {
+    let r = repo(&[]);
+    let v = verifier(r.path());
+    let passing = "[shell: printf 'running 6 tests\\n\\ntest result: ok. 4 passed; 0 failed; 2 ignored; 0 measured; 1 filtered out; finished in 0.00s\\n' # cargo test]";
+    let result = v.check(&hint(passing));
+    assert_eq!(result.verdict, Verdict::Pass);
+    let tests = TestCounts {
+        runner: "cargo test".into(),
+        passed: 4,
+        ignored: 2,
+        deselected: 1,
+        ..TestCounts::default()
+    };
+    assert_eq!(result.evidence.tests, Some(tests.clone()));
+    let json = serde_json::to_value(&result).expect("serializes");
+    assert_eq!(
+        json["evidence"]["tests"],
+        serde_json::to_value(&tests).expect("serializes")
+    );
+    // A failing run: the exit code is the reason, the counts stay.
+    let failing = "[shell: printf 'running 2 tests\\n\\ntest result: FAILED. 1 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out\\n'; exit 101]";
+    let result = v.check(&hint(failing));
+    assert_eq!(
+        result.verdict,
+        Verdict::Fail(Reason::ExitCode { code: 101 })
+    );
+    assert_eq!(
+        result.evidence.tests,
+        Some(TestCounts {
+            runner: "cargo test".into(),
+            passed: 1,
+            failed: 1,
+            partial: true,
+            ..TestCounts::default()
+        })
+    );
+    // No summary, no counts (and no `tests` key).
+    let result = v.check(&hint("[shell: echo hello]"));
+    assert_eq!(result.evidence.tests, None);
+    let json = serde_json::to_value(&result).expect("serializes");
+    assert!(json["evidence"].get("tests").is_none(), "{json}");
+}
+
+#[test]
+fn vanished_tests_are_a_reason_naming_both_counts() {
+    let before = TestCounts {
+        runner: "cargo test".into(),
+        passed: 5,
+        ..TestCounts::default()
+    };
+    let now = TestCounts {
+        runner: "cargo test".into(),
+        passed: 3,
+        ignored: 2,
+        ..TestCounts::default()
+    };
+    let reason = zurdo::verify::tests_vanished(Some(&before), Some(&now)).expect("vanished");
+    assert_eq!(
+        reason.to_string(),
+        "cargo test ran 3 tests (2 ignored) where pre-flight ran 5 (0 ignored): tests were removed, \
+         skipped, ignored or deselected; restore them (a PRD that means to remove tests says so: \
+         see docs/run.md)"
+    );
+    let json = serde_json::to_value(&reason).expect("serializes");
+    assert_eq!(json["reason"], "tests_vanished");
+    assert_eq!(json["before"]["passed"], 5);
+    assert_eq!(json["now"]["ignored"], 2);
+    assert_eq!(
+        zurdo::verify::tests_vanished(Some(&now), Some(&before)),
+        None
     );
 }
 

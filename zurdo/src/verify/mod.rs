@@ -11,12 +11,14 @@
 //! such a hint fails with [`Reason::NeedsFeature`].
 
 mod config;
+mod counts;
 pub mod env;
 pub mod files;
 pub mod grep;
 mod outcome;
 pub mod render;
 pub(crate) mod runners;
+mod summaries;
 mod verifier;
 pub mod window;
 
@@ -34,6 +36,7 @@ use disabled::structural;
 mod structural;
 
 pub use config::{ConfigError, StandingRule, StandingRuleConfig, VerificationConfig, CONFIG_PATH};
+pub use counts::{tests_vanished, TestCounts};
 pub use files::ABSENT;
 pub use grep::IgnoreRules;
 pub use outcome::{Blob, Captured, CriterionVerdict, Evidence, HintResult, Reason, Verdict};

@@ -6,6 +6,8 @@ use std::time::Duration;
 use serde::Serialize;
 use zurdo_base::text::escape_controls;
 
+use super::counts::{self, TestCounts};
+
 /// Why a hint did not pass. Every variant is a distinct, typed reason so a
 /// retry prompt, a report or a test can tell them apart.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -37,6 +39,17 @@ pub enum Reason {
     RunnerSilent {
         /// The runner that stayed silent.
         runner: String,
+    },
+    /// The command ran fewer tests than at pre-flight, or ignored or skipped
+    /// more ([`TestCounts::vanished_since`]): tests were removed, skipped,
+    /// ignored or deselected. Set by the run loop, which holds both counts
+    /// ([`super::tests_vanished`]). The counts are boxed to keep every
+    /// `Result<_, Reason>` small; they serialize as plain objects.
+    TestsVanished {
+        /// The counts of the pre-flight run.
+        before: Box<TestCounts>,
+        /// The counts of this run.
+        now: Box<TestCounts>,
     },
     /// The command could not be started.
     SpawnFailed {
@@ -183,6 +196,9 @@ impl std::fmt::Display for Reason {
                     f,
                     "{runner} printed no test report: cannot tell whether any test ran"
                 )
+            }
+            Reason::TestsVanished { before, now } => {
+                f.write_str(&counts::vanished_message(before, now))
             }
             Reason::SpawnFailed { error } => write!(f, "could not start: {error}"),
             Reason::Missing => f.write_str("no such file or directory"),
@@ -346,6 +362,10 @@ pub struct Evidence {
     /// `[shell:]`: stderr, bounded.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stderr: Option<Captured>,
+    /// `[shell:]`: the tests the output shows ran, passing or failing, when
+    /// it holds a test runner's summary ([`TestCounts`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tests: Option<TestCounts>,
     /// Local hints: the files read, with their blob ids.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub blobs: Vec<Blob>,

@@ -1,45 +1,58 @@
-//! Test runners that ran nothing: a `[shell:]` hint whose output shows a
-//! runner ran zero tests proves nothing, whatever its exit code, and a
-//! runner the command starts that prints no report line at all cannot be
-//! trusted either.
+//! Test runners that ran nothing, and the tests they ran: a `[shell:]` hint
+//! whose output shows a runner ran zero tests proves nothing, whatever its
+//! exit code, and a runner the command starts that prints no report line at
+//! all cannot be trusted either. The same reading counts the tests the
+//! output shows ([`TestCounts`]).
 //!
 //! The judgement reads the whole output (stdout and stderr) once, line by
 //! line as it arrives ([`Judge`], fed by the run while it reads the pipes,
 //! so the bounded copy kept as evidence can cut the middle without losing
-//! a line this relies on), and the command (through [`crate::shell`]) only
-//! to learn which runners it visibly starts:
+//! a line this relies on; the lines are read by [`super::summaries`]), and
+//! the command (through [`crate::shell`]) only to learn which runners it
+//! visibly starts and which of their tests it filters by name:
 //!
 //! | runner | report lines | zero tests |
 //! | --- | --- | --- |
-//! | `cargo test` (libtest, libtest-mimic) | `running N tests`, `test result: …` | the `running` counts add up to 0 |
+//! | `cargo test` (libtest, libtest-mimic) | `running N tests`, `test result: …` | the `test result:` lines show no test passed or failed (ignored tests do not run); without them, the `running` counts add up to 0 |
 //! | `cargo nextest run` | `Starting N tests across …`, `Summary […] N tests run: …` | N is 0 |
-//! | `go test` | `ok`, `?`, `FAIL`, `--- PASS`, `=== RUN` | only `[no tests to run]` / `[no test files]` packages |
-//! | `pytest` | `== 3 passed in 0.1s ==`, `3 passed in 0.1s` (`-q`) | no `passed` or `failed` count |
+//! | `go test` | `ok`, `?`, `FAIL`, `--- PASS`, `=== RUN` | only `[no tests to run]` / `[no test files]` packages, or (`-v`, `-json`) every test skipped |
+//! | `pytest` | `== 3 passed in 0.1s ==`, `3 passed in 0.1s` (`-q`) | no `passed`, `xpassed` or `failed` count |
+//! | `node --test` | the `# tests N` (TAP) / `ℹ tests N` (spec) footer | `pass` and `fail` are 0 |
+//! | `jest` | `Tests: … N total`, `No tests found, exiting with code N` | no `passed` or `failed` count |
+//! | `vitest` | `Tests  … (N)`, `No test files found, exiting with code N` | no `passed` or `failed` count |
 //!
 //! Zero-test evidence counts whoever printed it (`make test` that runs
 //! `cargo test` still shows `running 0 tests`); silence counts only for a
-//! runner the command itself starts.
+//! runner the command itself starts, and only for the first four: jest's,
+//! vitest's and node's reporters are chosen in configuration files and
+//! environment variables zurdo does not read (`reporters: ['jest-junit']`,
+//! `--reporter=json`, `NODE_OPTIONS=--test-reporter=dot`), and a silent one
+//! is no sign that nothing ran.
 
-use std::sync::LazyLock;
 use zurdo_base::text::strip_ansi;
 
-use regex::Regex;
-use serde::Deserialize;
-
+use super::counts::TestCounts;
+use super::summaries::Scan;
 use super::Reason;
 use crate::exec::Stream;
 use crate::shell::{all_simples, basename};
 
 /// Judges a finished `[shell:]` command's whole output for test runners
 /// that ran zero tests or printed no report: [`Judge`] fed all of stdout,
-/// then all of stderr. `None` means nothing to object to.
+/// then all of stderr.
 #[cfg(test)]
-pub(crate) fn judge(command: &str, stdout: &str, stderr: &str) -> Option<Reason> {
+pub(crate) fn judgement(command: &str, stdout: &str, stderr: &str) -> Judgement {
     let mut judge = Judge::new(command);
     judge.feed(Stream::Stdout, stdout.as_bytes());
     judge.end(Stream::Stdout);
     judge.feed(Stream::Stderr, stderr.as_bytes());
     judge.finish()
+}
+
+/// [`judgement`]'s objection: `None` means nothing to object to.
+#[cfg(test)]
+pub(crate) fn judge(command: &str, stdout: &str, stderr: &str) -> Option<Reason> {
+    judgement(command, stdout, stderr).objection
 }
 
 /// The longest line read whole; the rest of a longer line is not read
@@ -56,6 +69,16 @@ pub(crate) struct Judge<'a> {
     scan: Scan,
     /// The unfinished last line of stdout and of stderr.
     partial: [Vec<u8>; 2],
+}
+
+/// What the judgement of a finished command's output found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Judgement {
+    /// [`Reason::ZeroTests`] or [`Reason::RunnerSilent`], or `None`.
+    pub(crate) objection: Option<Reason>,
+    /// The tests the output's runner summaries show, summed over every
+    /// runner that printed one; `None` when it holds no summary.
+    pub(crate) counts: Option<TestCounts>,
 }
 
 impl<'a> Judge<'a> {
@@ -105,8 +128,10 @@ impl<'a> Judge<'a> {
         scan.line(&strip_ansi(&String::from_utf8_lossy(line)));
     }
 
-    /// The objection, once the output has ended. Objections come in runner
-    /// order — cargo test, cargo nextest, go test, pytest — and the first
+    /// The objection and the counts, once the output has ended.
+    ///
+    /// Objections come in runner order ([`Runner::ALL`]: cargo test, cargo
+    /// nextest, go test, pytest, node --test, jest, vitest) and the first
     /// one wins: [`Reason::ZeroTests`] when the output shows that runner
     /// ran zero tests (whether or not the command visibly starts it), else
     /// [`Reason::RunnerSilent`] when the command starts it and the output
@@ -114,47 +139,78 @@ impl<'a> Judge<'a> {
     ///
     /// A runner that never got to run its tests (a compile error, a missing
     /// interpreter) is also silent; such a command exits non-zero, and the
-    /// caller should report [`Reason::ExitCode`] in preference to anything
-    /// this returns.
-    pub(crate) fn finish(mut self) -> Option<Reason> {
+    /// caller should report [`Reason::ExitCode`] in preference to the
+    /// objection. The counts stand whatever the exit code.
+    pub(crate) fn finish(mut self) -> Judgement {
         self.end(Stream::Stdout);
         self.end(Stream::Stderr);
+        self.scan.end();
         let started = started_runners(self.command);
+        let mut objection = None;
         for runner in Runner::ALL {
             let (zero, reported) = self.scan.verdict(runner);
+            let name = runner.name().to_string();
             if zero {
-                return Some(Reason::ZeroTests {
-                    runner: runner.name().to_string(),
-                });
+                objection = Some(Reason::ZeroTests { runner: name });
+                break;
             }
             if started[runner as usize] && !reported {
-                return Some(Reason::RunnerSilent {
-                    runner: runner.name().to_string(),
-                });
+                objection = Some(Reason::RunnerSilent { runner: name });
+                break;
             }
         }
-        None
+        let mut counts: Option<TestCounts> = None;
+        let mut filtered = None;
+        for runner in Runner::ALL {
+            if let Some(tally) = self.scan.tally(runner) {
+                let filtered = filtered.get_or_insert_with(|| name_filtered(self.command));
+                counts
+                    .get_or_insert_with(TestCounts::default)
+                    .add(&tally.counts(runner, filtered[runner as usize]));
+            }
+        }
+        Judgement { objection, counts }
     }
 }
 
-/// The runners zurdo reads, in the order their objections are reported.
+/// The runners zurdo reads, in the order their objections are reported
+/// and their counts summed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Runner {
+pub(super) enum Runner {
     Cargo,
     Nextest,
     Go,
     Pytest,
+    Node,
+    Jest,
+    Vitest,
 }
 
-impl Runner {
-    const ALL: [Runner; 4] = [Runner::Cargo, Runner::Nextest, Runner::Go, Runner::Pytest];
+/// How many [`Runner`]s there are.
+const RUNNERS: usize = 7;
 
-    fn name(self) -> &'static str {
+impl Runner {
+    /// Every runner, in order.
+    pub(super) const ALL: [Runner; RUNNERS] = [
+        Runner::Cargo,
+        Runner::Nextest,
+        Runner::Go,
+        Runner::Pytest,
+        Runner::Node,
+        Runner::Jest,
+        Runner::Vitest,
+    ];
+
+    /// The name reasons and counts give it.
+    pub(super) fn name(self) -> &'static str {
         match self {
             Runner::Cargo => "cargo test",
             Runner::Nextest => "cargo nextest",
             Runner::Go => "go test",
             Runner::Pytest => "pytest",
+            Runner::Node => "node --test",
+            Runner::Jest => "jest",
+            Runner::Vitest => "vitest",
         }
     }
 }
@@ -163,9 +219,10 @@ impl Runner {
 // Which runners the command starts.
 
 /// For each [`Runner`] (by discriminant), whether some simple command of
-/// `command`, `sh -c '…'` bodies included, starts it.
-fn started_runners(command: &str) -> [bool; 4] {
-    let mut started = [false; 4];
+/// `command`, `sh -c '…'` bodies included, starts it (never node, jest or
+/// vitest: their silence is not judged).
+fn started_runners(command: &str) -> [bool; RUNNERS] {
+    let mut started = [false; RUNNERS];
     for simple in all_simples(command) {
         if let Some(runner) = runner_of(&simple.argv()) {
             started[runner as usize] = true;
@@ -360,317 +417,145 @@ fn before_double_dash<'a, 'b>(args: &'a [&'b str]) -> &'a [&'b str] {
 }
 
 // ---------------------------------------------------------------------------
-// What the output shows.
+// Which runners' tests the command filters by name.
 
-/// What one pass over the output learnt about each runner.
-#[derive(Debug, Default)]
-struct Scan {
-    libtest: Libtest,
-    nextest: Nextest,
-    go: Go,
-    pytest: Pytest,
-}
-
-impl Scan {
-    fn line(&mut self, line: &str) {
-        let line = line.trim_end();
-        self.libtest.line(line);
-        self.nextest.line(line);
-        self.go.line(line);
-        self.pytest.line(line);
-    }
-
-    /// Whether the output shows `runner` ran zero tests, and whether it
-    /// shows any of its report lines.
-    fn verdict(&self, runner: Runner) -> (bool, bool) {
-        match runner {
-            Runner::Cargo => self.libtest.verdict(),
-            Runner::Nextest => self.nextest.verdict(),
-            Runner::Go => self.go.verdict(),
-            Runner::Pytest => self.pytest.verdict(),
+/// For each [`Runner`] (by discriminant), whether the command visibly
+/// filters its tests by name. Only nextest, node, jest and vitest need to
+/// know: they report a test a name filter left out as skipped, the word
+/// they use for a test the code skips, so with a filter their skipped tests
+/// count as deselected ([`super::counts`]). Leaning this way is safe: a
+/// filter seen where there is none only makes a skip count as deselected.
+fn name_filtered(command: &str) -> [bool; RUNNERS] {
+    let mut filtered = [false; RUNNERS];
+    let mut js = false;
+    for simple in all_simples(command) {
+        let argv = simple.argv();
+        if let Some(args) = nextest_run_args(&argv) {
+            filtered[Runner::Nextest as usize] |= nextest_filters(args);
         }
+        // jest and vitest: -t, --testNamePattern (also after npm's `--`).
+        js |= argv.iter().any(|w| {
+            *w == "-t" || w.starts_with("--testNamePattern") || w.starts_with("--test-name-pattern")
+        });
     }
+    filtered[Runner::Jest as usize] = js;
+    filtered[Runner::Vitest as usize] = js;
+    // node reads its options from NODE_OPTIONS too: any mention counts.
+    filtered[Runner::Node as usize] = ["--test-name-pattern", "--test-skip-pattern", "--test-only"]
+        .iter()
+        .any(|flag| command.contains(flag));
+    filtered
 }
 
-/// libtest (and libtest-mimic): one `running N tests` line per test binary
-/// and per doc-test run, each closed by a `test result:` line.
-#[derive(Debug, Default)]
-struct Libtest {
-    /// `running N tests` lines (and JSON `suite started` events) seen.
-    running: usize,
-    /// Their N, added up.
-    tests: u64,
-    /// `test result:` lines seen.
-    results: usize,
-    /// Their passed + failed + ignored + measured, added up.
-    result_tests: u64,
-}
-
-static LIBTEST_JSON_STARTED: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"^\{\s*"type":\s*"suite",\s*"event":\s*"started",\s*"test_count":\s*(\d+)"#)
-        .expect("valid regex")
-});
-static LIBTEST_RESULT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^test result: \w+\. (\d+) passed; (\d+) failed; (\d+) ignored; (\d+) measured;")
-        .expect("valid regex")
-});
-
-impl Libtest {
-    fn line(&mut self, line: &str) {
-        // libtest writes its report at the start of the line; nextest shows
-        // a test's captured output indented, and that is not a report.
-        if let Some(rest) = line.strip_prefix("running ") {
-            let count = match rest.split_once(' ') {
-                Some((n, "test" | "tests")) => n.parse::<u64>().ok(),
-                _ => None,
-            };
-            if let Some(n) = count {
-                self.running += 1;
-                self.tests = self.tests.saturating_add(n);
-            }
-        } else if line.starts_with("test result: ") {
-            if let Some(caps) = LIBTEST_RESULT.captures(line) {
-                self.results += 1;
-                let n = (1..=4)
-                    .filter_map(|i| caps[i].parse::<u64>().ok())
-                    .fold(0u64, u64::saturating_add);
-                self.result_tests = self.result_tests.saturating_add(n);
-            }
-        } else if line.starts_with('{') && line.contains("\"suite\"") {
-            if let Some(n) = LIBTEST_JSON_STARTED
-                .captures(line)
-                .and_then(|c| c[1].parse::<u64>().ok())
-            {
-                self.running += 1;
-                self.tests = self.tests.saturating_add(n);
-            }
-        }
+/// The arguments after `run` of `cargo [options] nextest run …` (wrappers
+/// already removed from `argv`).
+fn nextest_run_args<'a, 'b>(argv: &'a [&'b str]) -> Option<&'a [&'b str]> {
+    let (program, args) = argv.split_first()?;
+    if basename(program) != "cargo" || cargo_runner(args) != Some(Runner::Nextest) {
+        return None;
     }
-
-    fn verdict(&self) -> (bool, bool) {
-        // The `running` lines are the evidence; `test result:` lines stand
-        // in for them only when a filter (`| tail -3`) dropped them all.
-        let zero = if self.running > 0 {
-            self.tests == 0
-        } else {
-            self.results > 0 && self.result_tests == 0
-        };
-        (zero, self.running + self.results > 0)
-    }
-}
-
-/// cargo-nextest: `Starting N tests across M binaries` when the run
-/// starts, `Summary [time] N tests run: …` when it ends.
-#[derive(Debug, Default)]
-struct Nextest {
-    starting: usize,
-    starting_tests: u64,
-    summaries: usize,
-    summary_tests: u64,
-}
-
-static NEXTEST_STARTING: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^Starting (\d+) tests? across \d+ binar(?:y|ies)").expect("valid regex")
-});
-static NEXTEST_SUMMARY: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^Summary \[[^\]]*\] (\d+)(?:/\d+)? tests? run:").expect("valid regex")
-});
-
-impl Nextest {
-    fn line(&mut self, line: &str) {
-        let line = line.trim_start();
-        let (re, seen, tests) = if line.starts_with("Starting ") {
-            (
-                &NEXTEST_STARTING,
-                &mut self.starting,
-                &mut self.starting_tests,
-            )
-        } else if line.starts_with("Summary [") {
-            (
-                &NEXTEST_SUMMARY,
-                &mut self.summaries,
-                &mut self.summary_tests,
-            )
-        } else {
-            return;
-        };
-        if let Some(n) = re.captures(line).and_then(|c| c[1].parse::<u64>().ok()) {
-            *seen += 1;
-            *tests = tests.saturating_add(n);
-        }
-    }
-
-    fn verdict(&self) -> (bool, bool) {
-        let zero = if self.summaries > 0 {
-            self.summary_tests == 0
-        } else {
-            self.starting > 0 && self.starting_tests == 0
-        };
-        (zero, self.starting + self.summaries > 0)
-    }
-}
-
-/// go test: one line per package (`ok`, `?`, `FAIL`), and with `-v` one
-/// `=== RUN` / `--- PASS` per test. `-json` output is read through its
-/// `Output` fields.
-#[derive(Debug, Default)]
-struct Go {
-    /// Any report line seen.
-    reported: bool,
-    /// A package report or test line that shows tests ran.
-    ran: bool,
-    /// A `[no tests to run]` / `[no test files]` package.
-    empty: bool,
-    /// `testing: warning: no tests to run` seen, not yet matched with its
-    /// package's `ok` line (which, run in a package's own directory, lacks
-    /// the `[no tests to run]` marker).
-    warned: bool,
-}
-
-static GO_OK: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^ok\s+\S+\s+(?:\d+(?:\.\d+)?s|\(cached\))").expect("valid regex")
-});
-static GO_NO_TEST_FILES: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^\?\s+\S+\s+\[no test files\]$").expect("valid regex"));
-/// Go 1.22+ with `-cover`: a package without test files.
-static GO_COVER_ONLY: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^\s+\S+\s+coverage: (?:[\d.]+%|\[no statements\])(?: of statements)?$")
-        .expect("valid regex")
-});
-
-/// One event of `go test -json`.
-#[derive(Deserialize)]
-struct GoEvent {
-    #[serde(rename = "Action")]
-    action: String,
-    #[serde(rename = "Output", default)]
-    output: Option<String>,
-}
-
-impl Go {
-    fn line(&mut self, line: &str) {
-        if line.starts_with('{') {
-            if line.contains("\"Action\":") {
-                self.json(line);
-            }
-            return;
-        }
-        if line.starts_with("ok") {
-            if GO_OK.is_match(line) {
-                self.reported = true;
-                if line.ends_with("[no tests to run]") || self.warned {
-                    self.empty = true;
-                } else {
-                    self.ran = true;
-                }
-                self.warned = false;
-            }
-        } else if line.starts_with('?') {
-            if GO_NO_TEST_FILES.is_match(line) {
-                self.reported = true;
-                self.empty = true;
-            }
-        } else if line == "FAIL" || line.starts_with("FAIL\t") || line.starts_with("FAIL ") {
-            self.reported = true;
-            self.ran = true;
-            self.warned = false;
-        } else if line == "testing: warning: no tests to run" {
-            self.warned = true;
-        } else if line.starts_with("=== RUN ") {
-            self.reported = true;
-            self.ran = true;
-        } else if line.starts_with([' ', '\t']) {
-            let trimmed = line.trim_start();
-            if trimmed.starts_with("--- ") {
-                self.test_line(trimmed);
-            } else if (trimmed.ends_with("statements]") || trimmed.ends_with("of statements"))
-                && GO_COVER_ONLY.is_match(line)
-            {
-                self.reported = true;
-                self.empty = true;
-            }
-        } else if line.starts_with("--- ") {
-            self.test_line(line);
-        }
-    }
-
-    /// `--- PASS: TestX (0.00s)`, `--- FAIL: …`, `--- SKIP: …`.
-    fn test_line(&mut self, line: &str) {
-        let rest = &line[4..];
-        if ["PASS: ", "FAIL: ", "SKIP: "]
+    let nextest = args.iter().position(|a| *a == "nextest")?;
+    let run = nextest
+        + 1
+        + args[nextest + 1..]
             .iter()
-            .any(|p| rest.starts_with(p))
-        {
-            self.reported = true;
-            self.ran = true;
-        }
-    }
+            .position(|a| matches!(*a, "run" | "r"))?;
+    args.get(run + 1..)
+}
 
-    fn json(&mut self, line: &str) {
-        let Ok(event) = serde_json::from_str::<GoEvent>(line) else {
-            return;
+/// Whether `cargo nextest run`'s arguments select tests by name or by
+/// partition: a filter argument, a filterset, a partition, a rerun of the
+/// failed tests, a platform filter, only the ignored tests, or arguments
+/// for the test binaries after `--`.
+fn nextest_filters(args: &[&str]) -> bool {
+    const FILTERS: [&str; 7] = [
+        "-E",
+        "--filterset",
+        "--filter-expr",
+        "--partition",
+        "--platform-filter",
+        "-R",
+        "--rerun",
+    ];
+    const WITH_VALUE: [&str; 45] = [
+        "--color",
+        "-p",
+        "--package",
+        "--exclude",
+        "--bin",
+        "--example",
+        "--test",
+        "--bench",
+        "-F",
+        "--features",
+        "--build-jobs",
+        "--cargo-profile",
+        "--target",
+        "--target-dir",
+        "--manifest-path",
+        "--cargo-message-format",
+        "--config",
+        "-j",
+        "--test-threads",
+        "--retries",
+        "--flaky-result",
+        "--max-fail",
+        "--debugger",
+        "--tracer",
+        "--no-tests",
+        "--stress-count",
+        "--stress-duration",
+        "--failure-output",
+        "--success-output",
+        "--status-level",
+        "--final-status-level",
+        "--show-progress",
+        "--max-progress-running",
+        "--message-format",
+        "--message-format-version",
+        "--archive-file",
+        "--archive-format",
+        "--extract-to",
+        "--cargo-metadata",
+        "--workspace-remap",
+        "--binaries-metadata",
+        "--config-file",
+        "-P",
+        "--profile",
+        "-Z",
+    ];
+    let mut i = 0;
+    while let Some(arg) = args.get(i) {
+        i += 1;
+        let (name, attached) = match arg.split_once('=') {
+            Some((name, value)) if name.starts_with("--") => (name, Some(value)),
+            _ => (*arg, None),
         };
-        if event.action != "output" {
-            return;
-        }
-        if let Some(output) = event.output {
-            for inner in output.lines() {
-                let inner = inner.trim_end();
-                // Output never nests JSON; guard against recursion anyway.
-                if !inner.starts_with('{') {
-                    self.line(inner);
+        match name {
+            "--" => return i < args.len(),
+            "--run-ignored" => {
+                let value = attached.or_else(|| args.get(i).copied());
+                if attached.is_none() {
+                    i += 1;
+                }
+                if matches!(value, Some("only" | "ignored-only")) {
+                    return true;
                 }
             }
-        }
-    }
-
-    fn verdict(&self) -> (bool, bool) {
-        (self.empty && !self.ran, self.reported)
-    }
-}
-
-/// pytest: the closing `== 3 passed, 1 skipped in 0.12s ==` line (bare
-/// with `-q`; absent with `-qq`).
-#[derive(Debug, Default)]
-struct Pytest {
-    summaries: usize,
-    /// A summary with a passed or failed count (`xpassed` and `xfailed`
-    /// count: those tests ran).
-    ran: bool,
-}
-
-static PYTEST_SUMMARY: LazyLock<Regex> = LazyLock::new(|| {
-    const COUNT: &str = r"\d+ (?:[a-z]+ )?(?:passed|failed|skipped|deselected|xfailed|xpassed|warnings?|errors?|rerun|retried)";
-    Regex::new(&format!(
-        r"^(?:no tests ran|{COUNT}(?:, {COUNT})*) in \d+(?:\.\d+)?(?:s|\s?seconds)(?: \(\d+:\d\d:\d\d(?:\.\d+)?\))?$"
-    ))
-    .expect("valid regex")
-});
-static PYTEST_RAN: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?:^|, )\d+ (?:[a-z]+ )?x?(?:passed|failed)\b").expect("valid regex")
-});
-
-impl Pytest {
-    fn line(&mut self, line: &str) {
-        // Cheap filters first: most lines are not summaries.
-        if !(line.ends_with('s') || line.ends_with('=') || line.ends_with(')')) {
-            return;
-        }
-        let text = line.trim_matches(|c| c == '=' || c == ' ');
-        if !text.contains(" in ") || !text.starts_with(|c: char| c.is_ascii_digit() || c == 'n') {
-            return;
-        }
-        if PYTEST_SUMMARY.is_match(text) {
-            self.summaries += 1;
-            if PYTEST_RAN.is_match(text) {
-                self.ran = true;
+            _ if FILTERS.contains(&name) => return true,
+            // -Eexpr
+            _ if name.starts_with("-E") => return true,
+            _ if WITH_VALUE.contains(&name) => {
+                if attached.is_none() {
+                    i += 1;
+                }
             }
+            _ if name.starts_with('-') => {}
+            // A positional argument: a test-name filter.
+            _ => return true,
         }
     }
-
-    fn verdict(&self) -> (bool, bool) {
-        (self.summaries > 0 && !self.ran, self.summaries > 0)
-    }
+    false
 }
 
 #[cfg(test)]
@@ -695,6 +580,21 @@ mod tests {
             .into_iter()
             .find(|r| started[*r as usize])
             .map(Runner::name)
+    }
+
+    fn counts(command: &str, stdout: &str, stderr: &str) -> Option<TestCounts> {
+        judgement(command, stdout, stderr).counts
+    }
+
+    /// Counts of a run that went to the end.
+    fn tally(runner: &str, passed: u64, failed: u64, skipped: u64) -> TestCounts {
+        TestCounts {
+            runner: runner.into(),
+            passed,
+            failed,
+            skipped,
+            ..TestCounts::default()
+        }
     }
 
     // --- cargo test (cargo 1.95) -------------------------------------------
@@ -1238,8 +1138,9 @@ FAILED e/test_f.py::test_x - assert 1 == 2
 ",
         );
         assert_eq!(judge("py.test", &long, ""), None);
-        let xfail_only = "x                                                                        [100%]\n1 xfailed in 0.01s\n";
-        assert_eq!(judge("pytest -q -k xf", xfail_only, ""), None);
+        // An xpassed test ran and passed.
+        let xpass_only = "X                                                                        [100%]\n1 xpassed in 0.01s\n";
+        assert_eq!(judge("pytest -q -k xp", xpass_only, ""), None);
     }
 
     #[test]
@@ -1493,13 +1394,17 @@ FAILED e/test_f.py::test_x - assert 1 == 2
                 // stderr interleaved, its own lines kept apart.
                 judge.feed(Stream::Stderr, b"   Compiling x v0.1.0\n    Fini");
             }
-            assert_eq!(judge.finish(), zero("cargo test"), "chunks of {size}");
+            assert_eq!(
+                judge.finish().objection,
+                zero("cargo test"),
+                "chunks of {size}"
+            );
         }
         let mut judge = Judge::new("cargo test");
         judge.feed(Stream::Stderr, b"running 5 te");
         judge.feed(Stream::Stdout, b"running 0 tests\n");
         judge.feed(Stream::Stderr, b"sts\n");
-        assert_eq!(judge.finish(), None, "0 + 5 tests: some ran");
+        assert_eq!(judge.finish().objection, None, "0 + 5 tests: some ran");
     }
 
     #[test]
@@ -1509,7 +1414,11 @@ FAILED e/test_f.py::test_x - assert 1 == 2
         line.extend(std::iter::repeat_n(b'x', LINE_LIMIT * 3));
         judge.feed(Stream::Stdout, &line);
         judge.feed(Stream::Stdout, b"\nrunning 3 tests\n");
-        assert_eq!(judge.finish(), None, "the next line is read whole");
+        assert_eq!(
+            judge.finish().objection,
+            None,
+            "the next line is read whole"
+        );
     }
 
     #[test]
@@ -1521,7 +1430,872 @@ FAILED e/test_f.py::test_x - assert 1 == 2
         stdout.push_str("\ntest result: ok. 200000 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 9.00s\n\n");
         let long_line = "x".repeat(4 << 20);
         assert_eq!(judge("cargo test", &stdout, &long_line), None);
-        let stdout = stdout.replace("running 200000 tests", "running 0 tests");
+        let stdout = stdout.replace(
+            "200000 passed; 0 failed; 0 ignored",
+            "0 passed; 0 failed; 200000 ignored",
+        );
         assert_eq!(judge("cargo test", &stdout, ""), zero("cargo test"));
+        let counts = judgement("cargo test", &stdout, "").counts;
+        assert_eq!(counts.map(|c| c.ignored), Some(200_000));
+    }
+
+    // --- counts: cargo test ------------------------------------------------
+
+    /// `cargo test` of a crate with 5 unit tests (2 `#[ignore]`), an
+    /// integration test file with 2 (1 ignored) and no doc-tests.
+    const CARGO_STDOUT_IGNORED: &str = "
+running 5 tests
+test tests::four ... ignored
+test tests::five ... ok
+test tests::one ... ok
+test tests::three ... ignored
+test tests::two ... ok
+
+test result: ok. 3 passed; 0 failed; 2 ignored; 0 measured; 0 filtered out; finished in 0.00s
+
+
+running 2 tests
+test it_ign ... ignored
+test it_one ... ok
+
+test result: ok. 1 passed; 0 failed; 1 ignored; 0 measured; 0 filtered out; finished in 0.00s
+
+
+running 0 tests
+
+test result: ok. 0 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s
+
+";
+
+    #[test]
+    fn cargo_test_counts_add_up_every_binary() {
+        assert_eq!(
+            counts("cargo test", CARGO_STDOUT_IGNORED, CARGO_STDERR),
+            Some(TestCounts {
+                ignored: 3,
+                ..tally("cargo test", 4, 0, 0)
+            })
+        );
+        assert_eq!(
+            counts("cargo test", CARGO_STDOUT_5_0_1, CARGO_STDERR),
+            Some(TestCounts {
+                ignored: 1,
+                ..tally("cargo test", 5, 0, 0)
+            })
+        );
+        // `cargo test one`: the rest filtered out.
+        let filtered = "
+running 1 test
+test tests::one ... ok
+
+test result: ok. 1 passed; 0 failed; 0 ignored; 0 measured; 4 filtered out; finished in 0.00s
+
+
+running 1 test
+test it_one ... ok
+
+test result: ok. 1 passed; 0 failed; 0 ignored; 0 measured; 1 filtered out; finished in 0.00s
+
+";
+        assert_eq!(
+            counts("cargo test one", filtered, ""),
+            Some(TestCounts {
+                deselected: 5,
+                ..tally("cargo test", 2, 0, 0)
+            })
+        );
+        // No summary, no counts.
+        assert_eq!(counts("cargo test", "", CARGO_STDERR), None);
+        assert_eq!(
+            counts("cargo test | grep running", "running 5 tests\n", ""),
+            None
+        );
+    }
+
+    #[test]
+    fn cargo_test_whose_tests_were_all_ignored_ran_zero_tests() {
+        // `cargo test --lib -- three four`: both ignored.
+        let stdout = "
+running 2 tests
+test tests::four ... ignored
+test tests::three ... ignored
+
+test result: ok. 0 passed; 0 failed; 2 ignored; 0 measured; 3 filtered out; finished in 0.00s
+
+";
+        let judged = judgement("cargo test --lib -- three four", stdout, "");
+        assert_eq!(judged.objection, zero("cargo test"));
+        assert_eq!(
+            judged.counts,
+            Some(TestCounts {
+                ignored: 2,
+                deselected: 3,
+                ..tally("cargo test", 0, 0, 0)
+            })
+        );
+        // Another binary whose tests ran: something ran.
+        let more = format!("{stdout}{CARGO_STDOUT_IGNORED}");
+        assert_eq!(judge("cargo test", &more, ""), None);
+        // The quiet form (`i` for an ignored test).
+        let quiet = "\nrunning 3 tests\niii\ntest result: ok. 0 passed; 0 failed; 3 ignored; 0 measured; 0 filtered out; finished in 0.00s\n\n";
+        assert_eq!(judge("cargo test -q", quiet, ""), zero("cargo test"));
+    }
+
+    #[test]
+    fn cargo_bench_measured_benchmarks_ran() {
+        // `cargo bench` (libtest's #[bench], nightly).
+        let stdout = "
+running 2 tests
+test b1 ... bench:           0.27 ns/iter (+/- 0.00)
+test b2 ... bench:           0.27 ns/iter (+/- 0.00)
+
+test result: ok. 0 passed; 0 failed; 0 ignored; 2 measured; 0 filtered out; finished in 0.69s
+
+";
+        let judged = judgement("cargo bench", stdout, "");
+        assert_eq!(judged.objection, None);
+        assert_eq!(judged.counts, Some(tally("cargo test", 2, 0, 0)));
+    }
+
+    #[test]
+    fn a_failing_cargo_test_may_have_stopped_at_the_failing_binary() {
+        // Without --no-fail-fast cargo stops after tests/zz_fail.rs.
+        let stdout = "
+running 5 tests
+test tests::four ... ignored
+test tests::five ... ok
+test tests::one ... ok
+test tests::three ... ignored
+test tests::two ... ok
+
+test result: ok. 3 passed; 0 failed; 2 ignored; 0 measured; 0 filtered out; finished in 0.00s
+
+
+running 2 tests
+test ign ... ignored
+test bad ... FAILED
+
+failures:
+
+---- bad stdout ----
+
+thread 'bad' (5431) panicked at tests/zz_fail.rs:1:20:
+no
+
+failures:
+    bad
+
+test result: FAILED. 0 passed; 1 failed; 1 ignored; 0 measured; 0 filtered out; finished in 0.07s
+
+";
+        let stderr =
+            "     Running unittests src/lib.rs (/tmp/tc/target/debug/deps/demo-8348ca7a80742723)
+     Running tests/zz_fail.rs (/tmp/tc/target/debug/deps/zz_fail-467a848be9806fb9)
+error: test failed, to rerun pass `--test zz_fail`
+";
+        let stopped = TestCounts {
+            ignored: 3,
+            partial: true,
+            ..tally("cargo test", 3, 1, 0)
+        };
+        assert_eq!(counts("cargo test", stdout, stderr), Some(stopped.clone()));
+        // --no-fail-fast runs every binary and says so at the end.
+        let ran_on =
+            format!("{stderr}   Doc-tests demo\nerror: 1 target failed:\n    `--test zz_fail`\n");
+        assert_eq!(
+            counts("cargo test --no-fail-fast", stdout, &ran_on),
+            Some(TestCounts {
+                partial: false,
+                ..stopped
+            })
+        );
+    }
+
+    #[test]
+    fn a_test_binary_that_died_mid_run_ran_tests() {
+        let stdout = "
+running 0 tests
+
+test result: ok. 0 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s
+
+
+running 3 tests
+test a ... ok
+";
+        let stderr = "error: test failed, to rerun pass `--test crash`\n\nCaused by:\n  process didn't exit successfully: `/tmp/rt/target/debug/deps/crash-0c1d` (signal: 6, SIGABRT: process abort signal)\n";
+        let judged = judgement("cargo test", stdout, stderr);
+        assert_eq!(judged.objection, None, "the command's exit code reports it");
+        assert_eq!(
+            judged.counts,
+            Some(TestCounts {
+                partial: true,
+                ..tally("cargo test", 0, 0, 0)
+            })
+        );
+    }
+
+    #[test]
+    fn libtest_json_suite_results_are_counted() {
+        // RUSTC_BOOTSTRAP=1 cargo test -- -Z unstable-options --format json
+        let stdout = r#"{ "type": "suite", "event": "started", "test_count": 5 }
+{ "type": "test", "event": "started", "name": "tests::one" }
+{ "type": "test", "name": "tests::one", "event": "ok" }
+{ "type": "suite", "event": "ok", "passed": 3, "failed": 0, "ignored": 2, "measured": 0, "filtered_out": 0, "exec_time": 0.000312415 }
+{ "type": "suite", "event": "started", "test_count": 2 }
+{ "type": "suite", "event": "ok", "passed": 1, "failed": 0, "ignored": 1, "measured": 0, "filtered_out": 0, "exec_time": 0.00046304 }
+{ "type": "suite", "event": "started", "test_count": 0 }
+{ "type": "suite", "event": "ok", "passed": 0, "failed": 0, "ignored": 0, "measured": 0, "filtered_out": 0, "exec_time": 0.000090935 }
+"#;
+        let judged = judgement(
+            "RUSTC_BOOTSTRAP=1 cargo test -- -Z unstable-options --format json",
+            stdout,
+            "",
+        );
+        assert_eq!(judged.objection, None);
+        assert_eq!(
+            judged.counts,
+            Some(TestCounts {
+                ignored: 3,
+                ..tally("cargo test", 4, 0, 0)
+            })
+        );
+        let ignored_only = r#"{ "type": "suite", "event": "started", "test_count": 2 }
+{ "type": "suite", "event": "ok", "passed": 0, "failed": 0, "ignored": 2, "measured": 0, "filtered_out": 3, "exec_time": 0.0001 }
+"#;
+        assert_eq!(judge("cargo test", ignored_only, ""), zero("cargo test"));
+    }
+
+    // --- counts: cargo nextest (0.9.143) -----------------------------------
+
+    #[test]
+    fn nextest_counts_read_the_summary() {
+        let stderr = "    Finished `test` profile [unoptimized + debuginfo] target(s) in 0.01s
+────────────
+ Nextest run ID 7fdfb565-7757-4206-adc2-1b723013c9af with nextest profile: default
+    Starting 4 tests across 2 binaries (3 tests skipped)
+        PASS [   0.010s] (1/4) demo tests::one
+        PASS [   0.014s] (2/4) demo tests::five
+        PASS [   0.008s] (3/4) demo tests::two
+        PASS [   0.005s] (4/4) demo::it it_one
+────────────
+     Summary [   0.019s] 4 tests run: 4 passed, 3 skipped
+";
+        // Unfiltered, the skipped tests are the ignored ones.
+        assert_eq!(
+            counts("cargo nextest run", "", stderr),
+            Some(tally("cargo nextest", 4, 0, 3))
+        );
+        // Filtered, they are mostly the ones the filter left out.
+        let filtered = "    Starting 2 tests across 2 binaries (5 tests skipped)
+        PASS [   0.005s] (1/2) demo::it it_one
+        PASS [   0.009s] (2/2) demo tests::one
+────────────
+     Summary [   0.011s] 2 tests run: 2 passed, 5 skipped
+";
+        for command in [
+            "cargo nextest run one",
+            "cargo nextest run --profile ci -E 'test(one)'",
+            "cargo nextest run --workspace --partition count:1/2",
+            "cargo nextest run -- --exact tests::one",
+        ] {
+            assert_eq!(
+                counts(command, "", filtered),
+                Some(TestCounts {
+                    deselected: 5,
+                    ..tally("cargo nextest", 2, 0, 0)
+                }),
+                "{command}"
+            );
+        }
+    }
+
+    #[test]
+    fn nextest_failures_flakes_and_timeouts_are_counted_once() {
+        let stderr = "  TRY 2 PASS [   0.005s] (2/4) demo::flaky flaky
+        LEAK [   0.107s] (3/4) demo::flaky leaky
+   TRY 2 TMT [   1.002s] (4/4) demo::flaky slow
+  stdout ───
+
+    running 1 test
+
+    (test timed out)
+
+────────────
+     Summary [   2.206s] 4 tests run: 2 passed (1 flaky, 1 leaky), 1 failed, 1 timed out, 0 skipped
+   FLAKY 2/2 [   0.005s] (2/4) demo::flaky flaky
+  TRY 2 FAIL [   0.079s] (1/4) demo::flaky fails
+   TRY 2 TMT [   1.002s] (4/4) demo::flaky slow
+error: test run failed
+";
+        assert_eq!(
+            counts(
+                "cargo nextest run --retries 1 --no-fail-fast --test flaky",
+                "",
+                stderr
+            ),
+            Some(tally("cargo nextest", 2, 2, 0))
+        );
+        // Cancelled at the first failure: 3 of 7 never ran.
+        let cancelled = "     Summary [   0.181s] 4/7 tests run: 2 passed, 2 failed, 0 skipped
+        FAIL [   0.155s] (3/7) demo tests::three
+        FAIL [   0.180s] (4/7) demo tests::four
+warning: 3/7 tests were not run due to test failure (run with --no-fail-fast to run all tests, or run with --max-fail)
+error: test run failed
+";
+        assert_eq!(
+            counts("cargo nextest run --run-ignored all", "", cancelled),
+            Some(TestCounts {
+                partial: true,
+                ..tally("cargo nextest", 2, 2, 0)
+            })
+        );
+    }
+
+    #[test]
+    fn nextest_no_capture_output_is_not_counted_as_cargo_test() {
+        // `cargo nextest run --no-capture 2>&1`: each test's own libtest
+        // report, unindented, between Starting and Summary.
+        let merged = "    Starting 2 tests across 2 binaries (3 tests skipped)
+       START [         ] (1/2) demo tests::five
+
+running 1 test
+test tests::five ... ok
+
+test result: ok. 1 passed; 0 failed; 0 ignored; 0 measured; 4 filtered out; finished in 0.00s
+
+        PASS [   0.005s] (1/2) demo tests::five
+       START [         ] (2/2) demo tests::one
+
+running 1 test
+test tests::one ... ok
+
+test result: ok. 1 passed; 0 failed; 0 ignored; 0 measured; 4 filtered out; finished in 0.00s
+
+        PASS [   0.005s] (2/2) demo tests::one
+────────────
+     Summary [   0.012s] 2 tests run: 2 passed, 3 skipped
+";
+        assert_eq!(
+            counts("cargo nextest run --no-capture 2>&1", merged, ""),
+            Some(tally("cargo nextest", 2, 0, 3))
+        );
+        // Doc-tests after nextest (which does not run them) are counted.
+        let doc = "\nrunning 1 test\ntest src/lib.rs - add (line 3) ... ok\n\ntest result: ok. 1 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\n\n";
+        let both = format!("{merged}{doc}");
+        assert_eq!(
+            counts(
+                "cargo nextest run --no-capture 2>&1 && cargo test --doc",
+                &both,
+                ""
+            ),
+            Some(TestCounts {
+                runner: "cargo test+cargo nextest".into(),
+                ..tally("", 3, 0, 3)
+            })
+        );
+    }
+
+    #[test]
+    fn nextest_with_every_test_filtered_out_ran_zero() {
+        let stderr = "    Starting 0 tests across 2 binaries (7 tests skipped)
+────────────
+     Summary [   0.000s] 0 tests run: 0 passed, 7 skipped
+error: no tests to run
+(hint: use `--no-tests` to customize)
+";
+        let judged = judgement("cargo nextest run -E 'test(/three|four/)'", "", stderr);
+        assert_eq!(judged.objection, zero("cargo nextest"));
+        assert_eq!(
+            judged.counts,
+            Some(TestCounts {
+                deselected: 7,
+                ..tally("cargo nextest", 0, 0, 0)
+            })
+        );
+    }
+
+    // --- counts: go test (go 1.19) -----------------------------------------
+
+    /// `go test -v ./...`: a passing test, a skipped one, and one with a
+    /// passing and a skipped subtest.
+    const GO_VERBOSE: &str = "=== RUN   TestAdd
+--- PASS: TestAdd (0.00s)
+=== RUN   TestSkip
+    calc_test.go:11: later
+--- SKIP: TestSkip (0.00s)
+=== RUN   TestSub
+=== RUN   TestSub/pos
+=== RUN   TestSub/neg
+    calc_test.go:15: no
+--- PASS: TestSub (0.00s)
+    --- PASS: TestSub/pos (0.00s)
+    --- SKIP: TestSub/neg (0.00s)
+PASS
+ok  \texample.com/demo/calc\t0.003s
+";
+
+    #[test]
+    fn go_test_verbose_counts_tests_and_subtests() {
+        let judged = judgement("go test -v ./...", GO_VERBOSE, "");
+        assert_eq!(judged.objection, None);
+        assert_eq!(judged.counts, Some(tally("go test", 3, 0, 2)));
+        // Without -v the packages' lines say nothing of their tests.
+        let quiet = "ok  \texample.com/demo/calc\t0.002s\n";
+        assert_eq!(counts("go test ./...", quiet, ""), None);
+        // ... and a failing test's line alone is not all of them.
+        let failing = "--- FAIL: TestBroken (0.00s)
+    fail_test.go:5: broken
+FAIL
+FAIL\texample.com/demo/calc\t0.002s
+FAIL
+";
+        assert_eq!(counts("go test ./calc", failing, ""), None);
+    }
+
+    #[test]
+    fn go_test_verbose_with_a_failure_is_partial() {
+        let stdout = GO_VERBOSE.replace(
+            "PASS\nok  \texample.com/demo/calc\t0.003s\n",
+            "=== RUN   TestBroken
+    fail_test.go:5: broken
+--- FAIL: TestBroken (0.00s)
+FAIL
+FAIL\texample.com/demo/calc\t0.002s
+FAIL
+",
+        );
+        assert_eq!(
+            counts("go test -v ./calc", &stdout, ""),
+            Some(TestCounts {
+                partial: true,
+                ..tally("go test", 3, 1, 2)
+            })
+        );
+    }
+
+    #[test]
+    fn go_test_whose_tests_all_skipped_ran_zero() {
+        let stdout = "=== RUN   TestSkip
+    calc_test.go:11: later
+--- SKIP: TestSkip (0.00s)
+PASS
+ok  \texample.com/demo/calc\t0.002s
+";
+        let judged = judgement("go test -v -run TestSkip ./calc", stdout, "");
+        assert_eq!(judged.objection, zero("go test"));
+        assert_eq!(judged.counts, Some(tally("go test", 0, 0, 1)));
+        let json = r#"{"Time":"2026-12-05T08:40:00.215015496Z","Action":"run","Package":"example.com/demo/calc","Test":"TestSkip"}
+{"Time":"2026-12-05T08:40:00.215110417Z","Action":"output","Package":"example.com/demo/calc","Test":"TestSkip","Output":"=== RUN   TestSkip\n"}
+{"Time":"2026-12-05T08:40:00.215117077Z","Action":"output","Package":"example.com/demo/calc","Test":"TestSkip","Output":"    calc_test.go:11: later\n"}
+{"Time":"2026-12-05T08:40:00.215122225Z","Action":"output","Package":"example.com/demo/calc","Test":"TestSkip","Output":"--- SKIP: TestSkip (0.00s)\n"}
+{"Time":"2026-12-05T08:40:00.215124839Z","Action":"skip","Package":"example.com/demo/calc","Test":"TestSkip","Elapsed":0}
+{"Time":"2026-12-05T08:40:00.215129015Z","Action":"output","Package":"example.com/demo/calc","Output":"PASS\n"}
+{"Time":"2026-12-05T08:40:00.215355923Z","Action":"output","Package":"example.com/demo/calc","Output":"ok  \texample.com/demo/calc\t0.002s\n"}
+{"Time":"2026-12-05T08:40:00.215365437Z","Action":"pass","Package":"example.com/demo/calc","Elapsed":0.002}
+"#;
+        let judged = judgement("go test -json -run TestSkip ./calc", json, "");
+        assert_eq!(judged.objection, zero("go test"));
+        assert_eq!(judged.counts, Some(tally("go test", 0, 0, 1)));
+    }
+
+    #[test]
+    fn go_test_json_counts_test_events_once() {
+        let stdout = r#"{"Time":"2026-12-05T08:32:23.767719952Z","Action":"run","Package":"example.com/demo/calc","Test":"TestAdd"}
+{"Time":"2026-12-05T08:32:23.767840712Z","Action":"output","Package":"example.com/demo/calc","Test":"TestAdd","Output":"=== RUN   TestAdd\n"}
+{"Time":"2026-12-05T08:32:23.767900201Z","Action":"output","Package":"example.com/demo/calc","Test":"TestAdd","Output":"--- PASS: TestAdd (0.00s)\n"}
+{"Time":"2026-12-05T08:32:23.767943966Z","Action":"pass","Package":"example.com/demo/calc","Test":"TestAdd","Elapsed":0}
+{"Time":"2026-12-05T08:32:23.767958728Z","Action":"run","Package":"example.com/demo/calc","Test":"TestSkip"}
+{"Time":"2026-12-05T08:32:23.767961252Z","Action":"output","Package":"example.com/demo/calc","Test":"TestSkip","Output":"=== RUN   TestSkip\n"}
+{"Time":"2026-12-05T08:32:23.768001181Z","Action":"output","Package":"example.com/demo/calc","Test":"TestSkip","Output":"    calc_test.go:11: later\n"}
+{"Time":"2026-12-05T08:32:23.768069212Z","Action":"output","Package":"example.com/demo/calc","Test":"TestSkip","Output":"--- SKIP: TestSkip (0.00s)\n"}
+{"Time":"2026-12-05T08:32:23.768100419Z","Action":"skip","Package":"example.com/demo/calc","Test":"TestSkip","Elapsed":0}
+{"Time":"2026-12-05T08:32:23.768111465Z","Action":"run","Package":"example.com/demo/calc","Test":"TestSub"}
+{"Time":"2026-12-05T08:32:23.768113448Z","Action":"output","Package":"example.com/demo/calc","Test":"TestSub","Output":"=== RUN   TestSub\n"}
+{"Time":"2026-12-05T08:32:23.76813495Z","Action":"run","Package":"example.com/demo/calc","Test":"TestSub/pos"}
+{"Time":"2026-12-05T08:32:23.76816178Z","Action":"output","Package":"example.com/demo/calc","Test":"TestSub/pos","Output":"=== RUN   TestSub/pos\n"}
+{"Time":"2026-12-05T08:32:23.768195691Z","Action":"run","Package":"example.com/demo/calc","Test":"TestSub/neg"}
+{"Time":"2026-12-05T08:32:23.768206677Z","Action":"output","Package":"example.com/demo/calc","Test":"TestSub/neg","Output":"=== RUN   TestSub/neg\n"}
+{"Time":"2026-12-05T08:32:23.768224143Z","Action":"output","Package":"example.com/demo/calc","Test":"TestSub/neg","Output":"    calc_test.go:15: no\n"}
+{"Time":"2026-12-05T08:32:23.768300377Z","Action":"output","Package":"example.com/demo/calc","Test":"TestSub","Output":"--- PASS: TestSub (0.00s)\n"}
+{"Time":"2026-12-05T08:32:23.768312825Z","Action":"output","Package":"example.com/demo/calc","Test":"TestSub/pos","Output":"    --- PASS: TestSub/pos (0.00s)\n"}
+{"Time":"2026-12-05T08:32:23.768315609Z","Action":"pass","Package":"example.com/demo/calc","Test":"TestSub/pos","Elapsed":0}
+{"Time":"2026-12-05T08:32:23.768317622Z","Action":"output","Package":"example.com/demo/calc","Test":"TestSub/neg","Output":"    --- SKIP: TestSub/neg (0.00s)\n"}
+{"Time":"2026-12-05T08:32:23.768352645Z","Action":"skip","Package":"example.com/demo/calc","Test":"TestSub/neg","Elapsed":0}
+{"Time":"2026-12-05T08:32:23.768357271Z","Action":"pass","Package":"example.com/demo/calc","Test":"TestSub","Elapsed":0}
+{"Time":"2026-12-05T08:32:23.768359274Z","Action":"output","Package":"example.com/demo/calc","Output":"PASS\n"}
+{"Time":"2026-12-05T08:32:23.768626142Z","Action":"output","Package":"example.com/demo/calc","Output":"ok  \texample.com/demo/calc\t0.002s\n"}
+{"Time":"2026-12-05T08:32:23.768643107Z","Action":"pass","Package":"example.com/demo/calc","Elapsed":0.002}
+"#;
+        let judged = judgement("go test -json ./calc", stdout, "");
+        assert_eq!(judged.objection, None);
+        assert_eq!(judged.counts, Some(tally("go test", 3, 0, 2)));
+    }
+
+    // --- counts: pytest (9.2) ----------------------------------------------
+
+    #[test]
+    fn pytest_counts_read_the_summary() {
+        let stdout = pytest(
+            "collected 7 items / 1 deselected / 6 selected
+
+test_a.py ...sxX                                                         [100%]
+
+======= 3 passed, 1 skipped, 1 deselected, 1 xfailed, 1 xpassed in 0.03s =======
+",
+        );
+        let expected = TestCounts {
+            deselected: 1,
+            ..tally("pytest", 4, 0, 2)
+        };
+        assert_eq!(
+            counts("pytest -k 'not sel'", &stdout, ""),
+            Some(expected.clone())
+        );
+        let quiet =
+            "...sxX                                                                   [100%]
+3 passed, 1 skipped, 1 deselected, 1 xfailed, 1 xpassed in 0.03s
+";
+        assert_eq!(counts("pytest -q -k 'not sel'", quiet, ""), Some(expected));
+        // Errors and warnings are not tests.
+        let long = pytest(
+            "collected 420 items
+
+======================== 1 failed, 419 passed, 2 warnings, 1 error in 65.43s (0:01:05) ========================
+",
+        );
+        assert_eq!(
+            counts("py.test", &long, ""),
+            Some(tally("pytest", 419, 1, 0))
+        );
+        let none = pytest("collected 0 items\n\n============================ no tests ran in 0.00s =============================\n");
+        assert_eq!(
+            counts("pytest n", &none, ""),
+            Some(tally("pytest", 0, 0, 0))
+        );
+    }
+
+    #[test]
+    fn pytest_that_stopped_at_a_failure_is_partial() {
+        let stdout = "FAILED test_b.py::test_f - assert 0
+!!!!!!!!!!!!!!!!!!!!!!!!!! stopping after 1 failures !!!!!!!!!!!!!!!!!!!!!!!!!!!
+========= 1 failed, 4 passed, 1 skipped, 1 xfailed, 1 xpassed in 0.02s =========
+";
+        assert_eq!(
+            counts("pytest -x", stdout, ""),
+            Some(TestCounts {
+                partial: true,
+                ..tally("pytest", 5, 1, 2)
+            })
+        );
+        // Without -x, a failure leaves the rest of the run whole.
+        let whole =
+            "========= 1 failed, 5 passed, 1 skipped, 1 xfailed, 1 xpassed in 0.02s =========\n";
+        assert_eq!(counts("pytest", whole, ""), Some(tally("pytest", 6, 1, 2)));
+    }
+
+    #[test]
+    fn pytest_whose_only_tests_are_xfailed_ran_zero() {
+        let stdout = "x                                                                        [100%]\n1 xfailed in 0.01s\n";
+        assert_eq!(judge("pytest -q -k xf", stdout, ""), zero("pytest"));
+    }
+
+    // --- counts: node --test (node 20) -------------------------------------
+
+    /// The end of node 20's TAP report (its reporter when stdout is not a
+    /// terminal) for a file with a passing test, a skipped one, a todo one,
+    /// a suite of two (one skipped) and a test with two subtests.
+    const NODE_TAP: &str = "ok 5 - with subtests
+  ---
+  duration_ms: 0.57056
+  ...
+1..5
+# tests 8
+# suites 1
+# pass 5
+# fail 0
+# cancelled 0
+# skipped 2
+# todo 1
+# duration_ms 94.38485
+";
+
+    #[test]
+    fn node_test_counts_read_the_footer() {
+        let expected = tally("node --test", 5, 0, 3);
+        assert_eq!(counts("node --test", NODE_TAP, ""), Some(expected.clone()));
+        let spec = "▶ with subtests
+  ✔ sub 1 (0.136664ms)
+  ✔ sub 2 (0.189432ms)
+✔ with subtests (0.634865ms)
+ℹ tests 8
+ℹ suites 1
+ℹ pass 5
+ℹ fail 0
+ℹ cancelled 0
+ℹ skipped 2
+ℹ todo 1
+ℹ duration_ms 92.170493
+";
+        assert_eq!(
+            counts("node --test --test-reporter=spec", spec, ""),
+            Some(expected)
+        );
+        let failing = NODE_TAP
+            .replace("# tests 8", "# tests 9")
+            .replace("# fail 0", "# fail 1");
+        assert_eq!(
+            counts("node --test", &failing, ""),
+            Some(TestCounts {
+                partial: true,
+                ..tally("node --test", 5, 1, 3)
+            })
+        );
+        // A `# pass` line outside a footer is not one.
+        assert_eq!(counts("./check.sh", "# pass 3\n# fail 0\n", ""), None);
+    }
+
+    #[test]
+    fn node_test_that_ran_nothing_ran_zero() {
+        let none = "TAP version 13
+1..0
+# tests 0
+# suites 0
+# pass 0
+# fail 0
+# cancelled 0
+# skipped 0
+# todo 0
+# duration_ms 2.931666
+";
+        assert_eq!(judge("node --test", none, ""), zero("node --test"));
+        // A name pattern matching nothing skips every test.
+        let unmatched = "  ...
+1..5
+# tests 6
+# suites 1
+# pass 0
+# fail 0
+# cancelled 0
+# skipped 6
+# todo 0
+# duration_ms 85.954111
+";
+        let judged = judgement("node --test --test-name-pattern=nomatch", unmatched, "");
+        assert_eq!(judged.objection, zero("node --test"));
+        assert_eq!(
+            judged.counts,
+            Some(TestCounts {
+                deselected: 6,
+                ..tally("node --test", 0, 0, 0)
+            })
+        );
+        // The footer's end is the output's end.
+        assert_eq!(
+            judge(
+                "node --test",
+                none.trim_end_matches("# duration_ms 2.931666\n"),
+                ""
+            ),
+            zero("node --test")
+        );
+    }
+
+    // --- counts: jest (29) -------------------------------------------------
+
+    #[test]
+    fn jest_counts_read_the_summary() {
+        let stderr = "PASS jt/a.test.js
+
+Test Suites: 1 passed, 1 total
+Tests:       2 skipped, 1 todo, 3 passed, 6 total
+Snapshots:   0 total
+Time:        0.165 s, estimated 1 s
+Ran all test suites matching /jt\\/a/i.
+";
+        assert_eq!(
+            counts("npx jest jt/a", "", stderr),
+            Some(tally("jest", 3, 0, 3))
+        );
+        let failing = "Test Suites: 1 failed, 1 passed, 2 total
+Tests:       1 failed, 2 skipped, 1 todo, 3 passed, 7 total
+Snapshots:   0 total
+Time:        0.337 s
+Ran all test suites matching /jt/i.
+";
+        assert_eq!(
+            counts("npx jest jt", "", failing),
+            Some(TestCounts {
+                partial: true,
+                ..tally("jest", 3, 1, 3)
+            })
+        );
+        // -t: the tests it leaves out are reported as skipped.
+        let filtered = "Test Suites: 1 passed, 1 total
+Tests:       5 skipped, 1 passed, 6 total
+Snapshots:   0 total
+";
+        assert_eq!(
+            counts("npx jest jt/a -t inner", "", filtered),
+            Some(TestCounts {
+                deselected: 5,
+                ..tally("jest", 1, 0, 0)
+            })
+        );
+        let coloured = "\x1b[1mTests:       \x1b[22m\x1b[1m\x1b[33m2 skipped\x1b[39m\x1b[22m, \x1b[1m\x1b[35m1 todo\x1b[39m\x1b[22m, \x1b[1m\x1b[32m3 passed\x1b[39m\x1b[22m, 6 total\n";
+        assert_eq!(
+            counts("npx jest --colors", "", coloured),
+            Some(tally("jest", 3, 0, 3))
+        );
+    }
+
+    #[test]
+    fn jest_that_ran_nothing_ran_zero() {
+        let unmatched = "Test Suites: 1 skipped, 0 of 1 total
+Tests:       6 skipped, 6 total
+Snapshots:   0 total
+Time:        0.172 s, estimated 1 s
+Ran all test suites matching /jt\\/a/i with tests matching \"nomatch\".
+";
+        assert_eq!(
+            judge("npx jest jt/a -t nomatch", "", unmatched),
+            zero("jest")
+        );
+        let none = "No tests found, exiting with code 0\n";
+        let judged = judgement("npx jest nosuchdir --passWithNoTests", "", none);
+        assert_eq!(judged.objection, zero("jest"));
+        assert_eq!(judged.counts, None);
+    }
+
+    // --- counts: vitest (3.2) ----------------------------------------------
+
+    #[test]
+    fn vitest_counts_read_the_summary() {
+        let stdout = "
+ RUN  v3.2.7 /tmp/tc/js
+
+ ✓ vt/a.test.js (6 tests | 3 skipped) 3ms
+ ❯ vt/b.test.js (1 test | 1 failed) 7ms
+   × fails 7ms
+     → expected 1 to be 2 // Object.is equality
+
+ Test Files  1 failed | 1 passed (2)
+      Tests  1 failed | 3 passed | 2 skipped | 1 todo (7)
+   Start at  08:31:59
+   Duration  668ms (transform 45ms, setup 0ms, collect 28ms, tests 10ms, environment 0ms, prepare 163ms)
+";
+        assert_eq!(
+            counts("npx vitest run vt", stdout, ""),
+            Some(TestCounts {
+                partial: true,
+                ..tally("vitest", 3, 1, 3)
+            })
+        );
+        let coloured = "\x1b[2m      Tests \x1b[22m \x1b[1m\x1b[32m3 passed\x1b[39m\x1b[22m\x1b[2m | \x1b[22m\x1b[33m2 skipped\x1b[39m\x1b[2m | \x1b[22m\x1b[90m1 todo\x1b[39m\x1b[90m (6)\x1b[39m\n";
+        assert_eq!(
+            counts("FORCE_COLOR=1 npx vitest run vt/a", coloured, ""),
+            Some(tally("vitest", 3, 0, 3))
+        );
+    }
+
+    #[test]
+    fn vitest_that_ran_nothing_ran_zero() {
+        let unmatched = " ↓ vt/a.test.js (6 tests | 6 skipped)
+
+ Test Files  1 skipped (1)
+      Tests  6 skipped (6)
+   Start at  08:32:07
+";
+        let judged = judgement("npx vitest run vt/a -t nomatch", unmatched, "");
+        assert_eq!(judged.objection, zero("vitest"));
+        assert_eq!(
+            judged.counts,
+            Some(TestCounts {
+                deselected: 6,
+                ..tally("vitest", 0, 0, 0)
+            })
+        );
+        let none = "
+ RUN  v3.2.7 /tmp/tc/js
+
+No test files found, exiting with code 0
+
+filter: nosuchdir
+include: **/*.{test,spec}.?(c|m)[jt]s?(x)
+";
+        assert_eq!(
+            judge("npx vitest run nosuchdir --passWithNoTests", none, ""),
+            zero("vitest")
+        );
+        assert_eq!(
+            judge("npx vitest run", "      Tests  no tests\n", ""),
+            zero("vitest")
+        );
+    }
+
+    #[test]
+    fn js_runners_that_print_nothing_are_not_judged_silent() {
+        for command in [
+            "npx jest 2>/dev/null",
+            "npx vitest run --reporter=json",
+            "node --test --test-reporter=dot",
+        ] {
+            assert_eq!(judge(command, "", ""), None, "{command}");
+        }
+    }
+
+    // --- counts: several runners -------------------------------------------
+
+    #[test]
+    fn several_runners_counts_add_up_under_joined_names() {
+        let stdout = format!(
+            "{CARGO_STDOUT_IGNORED}3 passed, 1 skipped, 1 deselected, 1 xfailed in 0.03s\n"
+        );
+        let judged = judgement("cargo test && pytest -q -k 'not sel'", &stdout, "");
+        assert_eq!(judged.objection, None);
+        assert_eq!(
+            judged.counts,
+            Some(TestCounts {
+                runner: "cargo test+pytest".into(),
+                ignored: 3,
+                deselected: 1,
+                ..tally("", 7, 0, 2)
+            })
+        );
+    }
+
+    #[test]
+    fn detects_name_filters() {
+        let nextest = |command: &str| name_filtered(command)[Runner::Nextest as usize];
+        for command in [
+            "cargo nextest run login",
+            "cargo nextest run -p zurdo --profile ci login",
+            "cargo nextest run -E 'test(login)'",
+            "cargo nextest run -Etest(login)",
+            "cargo nextest run --filterset=test(login)",
+            "cargo nextest run --partition count:1/2",
+            "cargo nextest run --run-ignored only",
+            "cargo nextest run -- --skip slow",
+            "sh -c 'cargo nextest r login'",
+        ] {
+            assert!(nextest(command), "{command}");
+        }
+        for command in [
+            "cargo nextest run",
+            "cargo nextest run --workspace -p zurdo --profile ci --test-threads 2",
+            "cargo nextest run --run-ignored all --no-fail-fast",
+            "cargo nextest run --features=x --retries=2",
+            "cargo test login",
+        ] {
+            assert!(!nextest(command), "{command}");
+        }
+        let js = |command: &str| name_filtered(command)[Runner::Jest as usize];
+        assert!(js("npx jest -t login"));
+        assert!(js("npm test -- --testNamePattern=login"));
+        assert!(js("pnpm vitest run --test-name-pattern login"));
+        assert!(!js("npx jest src/login"));
+        let node = |command: &str| name_filtered(command)[Runner::Node as usize];
+        assert!(node("node --test --test-name-pattern=login"));
+        assert!(node("NODE_OPTIONS=--test-only node --test"));
+        assert!(!node("node --test test/"));
     }
 }

@@ -205,8 +205,11 @@ impl Verifier {
                 )
             }
         };
+        let judgement = judge.finish();
         evidence.stdout = Some(Captured::kept(&finished.stdout, finished.stdout_total));
         evidence.stderr = Some(Captured::kept(&finished.stderr, finished.stderr_total));
+        // The tests the output shows, passing or failing.
+        evidence.tests = judgement.counts;
         let verdict = match finished.ending {
             Ending::TimedOut => Verdict::Fail(Reason::Timeout {
                 seconds: self.config.criterion_seconds,
@@ -214,13 +217,10 @@ impl Verifier {
             Ending::Signaled(signal) => Verdict::Fail(Reason::Signaled { signal }),
             Ending::Exited(code) => {
                 evidence.exit_code = Some(code);
-                if code != 0 {
-                    Verdict::Fail(Reason::ExitCode { code })
-                } else {
-                    match judge.finish() {
-                        Some(reason) => Verdict::Fail(reason),
-                        None => Verdict::Pass,
-                    }
+                match (code, judgement.objection) {
+                    (0, Some(reason)) => Verdict::Fail(reason),
+                    (0, None) => Verdict::Pass,
+                    (code, _) => Verdict::Fail(Reason::ExitCode { code }),
                 }
             }
         };
