@@ -15,9 +15,12 @@
 
 pub mod baseline;
 pub mod caught;
+pub mod commands;
 pub mod frozen;
 pub mod guards;
+pub mod hash;
 pub mod room;
+pub mod surface;
 pub mod toolchain;
 
 pub use caught::{Caught, CaughtKind};
