@@ -116,6 +116,7 @@ pub(super) fn fresh_state(
         executor: config.executor.name().to_string(),
         policy: String::new(),
         toolchain: Vec::new(),
+        environment: None,
         started_at: now.clone(),
         updated_at: now,
         tasks: prd

@@ -87,6 +87,7 @@ fn state() -> RunState {
         executor: "anthropic".into(),
         policy: "ab".repeat(32),
         toolchain: Vec::new(),
+        environment: None,
         started_at: "2026-01-01T00:00:00Z".into(),
         updated_at: "2026-01-01T00:05:00Z".into(),
         tasks: vec![task],
