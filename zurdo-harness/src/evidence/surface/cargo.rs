@@ -23,9 +23,14 @@ pub fn parts(text: &str) -> Parts {
     };
     let json = |v: &toml::Value| serde_json::to_value(v).unwrap_or(serde_json::Value::Null);
     let mut parts = Parts::new();
+    // Target tables are compared by digest: quoting them would not read.
     for kind in ["test", "bench", "bin", "example"] {
         if let Some(tables) = doc.get(kind) {
-            parts.insert(format!("the [[{kind}]] table"), value_part(&json(tables)));
+            let canonical = super::canonical_json(&json(tables));
+            parts.insert(
+                format!("the [[{kind}]] table"),
+                Part::opaque(canonical.as_bytes()),
+            );
         }
     }
     let keys = |parts: &mut Parts, table: &str, keys: &[&str]| {
