@@ -407,13 +407,11 @@ impl Environment {
             }
             let planted = match (&found, &now) {
                 (Some(found), Some(now)) if !self.exempt(found) => {
-                    let inside = self.relative(Path::new(&now.path)).is_some()
-                        || self.relative(found).is_some();
-                    inside.then(|| self.planted_tool(word, found, now, before))
+                    self.planted_tool(word, found, now, before)
                 }
                 _ => None,
             };
-            match planted.flatten() {
+            match planted {
                 Some(c) => caught.push(c),
                 None => warnings.extend(before.and_then(|b| toolchain::change(b, now.as_ref()))),
             }
@@ -421,6 +419,12 @@ impl Environment {
         (caught, warnings)
     }
 
+    /// A tool found (`found`) or resolved (`now.path`) inside the
+    /// repository that differs from `before`. Its content changing where it
+    /// resolves is a plant when that file is inside the repository; a
+    /// repository symlink to an outside binary that changed is the
+    /// toolchain's warning (an update), but one that now points elsewhere
+    /// is a plant.
     fn planted_tool(
         &self,
         word: &str,
@@ -428,6 +432,10 @@ impl Environment {
         now: &Tool,
         before: Option<&Tool>,
     ) -> Option<Caught> {
+        let real_inside = self.relative(Path::new(&now.path)).is_some();
+        if !real_inside && self.relative(found).is_none() {
+            return None;
+        }
         let at = self.shown(found);
         let real = self.shown(Path::new(&now.path));
         let via = if real == at {
@@ -436,6 +444,7 @@ impl Environment {
             format!("{at} → {real}")
         };
         let (detail, undo) = match before {
+            Some(b) if b.path == now.path && !real_inside => return None,
             Some(b) if b.path == now.path => (
                 format!("`{word}` ({via}) changed since the run started"),
                 format!(
@@ -447,7 +456,14 @@ impl Environment {
                     "`{word}` now resolves to {via} inside the repository (at run start: {})",
                     b.path
                 ),
-                format!("remove {at}: nothing in the repository may stand in for `{word}`"),
+                if word.contains('/') {
+                    format!(
+                        "restore {at} as it was when the run started (it resolved to {})",
+                        b.path
+                    )
+                } else {
+                    format!("remove {at}: nothing in the repository may stand in for `{word}`")
+                },
             ),
             // A path the hints name that did not exist at run start is the
             // task's to write.
@@ -914,6 +930,39 @@ mod tests {
         let (caught, warnings) = exempt.changes(&recorded, &tools);
         assert!(caught.is_empty(), "{caught:?}");
         assert_eq!(warnings.len(), 1, "{warnings:?}");
+    }
+
+    #[test]
+    fn a_repository_symlink_to_an_outside_binary_warns_on_an_update_and_is_caught_retargeted() {
+        let f = fixture();
+        executable(&f.outside.join("python3.12"), "v1");
+        std::fs::remove_file(f.root.join(".venv/bin/pytest")).expect("rm");
+        std::os::unix::fs::symlink(
+            f.outside.join("python3.12"),
+            f.root.join(".venv/bin/python"),
+        )
+        .expect("link");
+        let e = environment(&f, &[".venv/bin/python -c 1"]);
+        let tools = toolchain(&e);
+        let recorded = EnvSurface::default();
+        executable(&f.outside.join("python3.12"), "v2");
+        let (caught, warnings) = e.changes(&recorded, &tools);
+        assert!(caught.is_empty(), "{caught:?}");
+        assert_eq!(warnings.len(), 1, "an update: {warnings:?}");
+        executable(&f.outside.join("fake"), "exit 0");
+        std::fs::remove_file(f.root.join(".venv/bin/python")).expect("rm");
+        std::os::unix::fs::symlink(f.outside.join("fake"), f.root.join(".venv/bin/python"))
+            .expect("link");
+        let (caught, _) = e.changes(&recorded, &tools);
+        assert_eq!(caught.len(), 1, "{caught:?}");
+        assert_eq!(caught[0].subject, ".venv/bin/python");
+        assert!(
+            caught[0].undo.starts_with(
+                "restore .venv/bin/python as it was when the run started (it resolved to "
+            ),
+            "{}",
+            caught[0].undo
+        );
     }
 
     #[test]
