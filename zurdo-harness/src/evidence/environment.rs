@@ -621,7 +621,9 @@ fn watch(role: &str, path: &Path) -> Watched {
             .map(|l| hash::hex(l.as_bytes())),
         Ok(bytes) => Some(hash::hex(&bytes)),
         Err(e) if e.is_not_found() => None,
-        Err(zurdo_base::files::ReadError::TooLarge { .. }) => hash::file(path).ok(),
+        Err(zurdo_base::files::ReadError::TooLarge { .. }) => {
+            hash::file_capped(path, MAX_CONFIG).ok()
+        }
         Err(e) => Some(hash::hex(e.to_string().as_bytes())),
     };
     Watched {

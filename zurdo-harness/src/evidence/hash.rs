@@ -18,9 +18,21 @@ fn to_hex(digest: &[u8]) -> String {
     digest.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// The most bytes [`file`] reads of a tool: past it, the rest of a file is
+/// stood for by its size (no real tool is that large; a planted one cannot
+/// make every verification read gigabytes).
+pub const TOOL_CAP: u64 = 1024 * 1024 * 1024;
+
 /// SHA-256 of the regular file at `path` (symlinks followed), read in
-/// chunks: a file of any size costs a fixed buffer.
+/// chunks (a file of any size costs a fixed buffer), at most [`TOOL_CAP`]
+/// bytes of it.
 pub fn file(path: &Path) -> Result<String, ReadError> {
+    file_capped(path, TOOL_CAP)
+}
+
+/// SHA-256 of the first `cap` bytes of the regular file at `path`, and of
+/// its size when it is larger.
+pub fn file_capped(path: &Path, cap: u64) -> Result<String, ReadError> {
     use std::os::unix::fs::OpenOptionsExt;
     let mut file = std::fs::OpenOptions::new()
         .read(true)
@@ -35,13 +47,21 @@ pub fn file(path: &Path) -> Result<String, ReadError> {
     }
     let mut hasher = Sha256::new();
     let mut buf = vec![0u8; 64 * 1024];
-    loop {
-        match file.read(&mut buf) {
+    let mut left = cap;
+    while left > 0 {
+        let want = buf.len().min(usize::try_from(left).unwrap_or(usize::MAX));
+        match file.read(&mut buf[..want]) {
             Ok(0) => break,
-            Ok(n) => hasher.update(&buf[..n]),
+            Ok(n) => {
+                hasher.update(&buf[..n]);
+                left -= n as u64;
+            }
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
             Err(e) => return Err(ReadError::Io(e)),
         }
+    }
+    if meta.len() > cap {
+        hasher.update(format!("\0and {} bytes in all", meta.len()).as_bytes());
     }
     Ok(to_hex(&hasher.finalize()))
 }
@@ -73,6 +93,14 @@ mod tests {
                 Err(ReadError::NotRegular { kind: "a FIFO" })
             ));
         }
+        let capped = file_capped(&f, 100).expect("hash");
+        assert_ne!(capped, hex(&[7u8; 100]), "the size stands for the rest");
+        std::fs::write(&f, [vec![7u8; 100], vec![8u8; 199_900]].concat()).expect("write");
+        assert_eq!(
+            file_capped(&f, 100).expect("hash"),
+            capped,
+            "past the cap, only the size counts"
+        );
         assert!(file(&dir.path().join("missing"))
             .unwrap_err()
             .is_not_found());

@@ -29,7 +29,11 @@
 //! `target` (beside a `Cargo.toml`, or tagged `CACHEDIR.TAG`), never
 //! follows a directory symlink, goes [`MAX_DEPTH`] deep at most and stands
 //! down past [`MAX_ENTRIES`] entries. It does not read `.gitignore`: pytest
-//! loads an ignored `conftest.py` too.
+//! loads an ignored `conftest.py` too. A surface file is read up to
+//! [`MAX_FILE`] (a larger one is compared whole, by a hash of at most
+//! [`MAX_WHOLE`] bytes and its size), only when it is a regular file or a
+//! symlink to one inside the repository (anything else is compared as what
+//! it is: `a symlink to …`, `a FIFO`).
 
 mod cargo;
 mod ini;
@@ -55,6 +59,10 @@ pub const MAX_DEPTH: usize = 48;
 
 /// Surface files larger than this are compared whole, by a streamed hash.
 pub const MAX_FILE: u64 = 1024 * 1024;
+
+/// Of a surface file larger than [`MAX_FILE`], at most this much is hashed
+/// (the rest is stood for by its size).
+pub const MAX_WHOLE: u64 = 64 * 1024 * 1024;
 
 /// Values longer than this are compared by digest and not quoted.
 const MAX_QUOTED: usize = 120;
@@ -303,14 +311,16 @@ fn read(root: &Path, relative: &str) -> Read {
             Ok(text) => Read::Text(text),
             Err(e) => Read::Whole(Part::opaque(e.as_bytes())),
         },
-        Err(zurdo_base::files::ReadError::TooLarge { .. }) => match hash::file(&path) {
-            Ok(digest) => Read::Whole(Part {
-                digest,
-                text: None,
-                grows: false,
-            }),
-            Err(e) => Read::Whole(Part::of(&e.to_string())),
-        },
+        Err(zurdo_base::files::ReadError::TooLarge { .. }) => {
+            match hash::file_capped(&path, MAX_WHOLE) {
+                Ok(digest) => Read::Whole(Part {
+                    digest,
+                    text: None,
+                    grows: false,
+                }),
+                Err(e) => Read::Whole(Part::of(&e.to_string())),
+            }
+        }
         Err(e) if e.is_not_found() => Read::Gone,
         Err(e) => Read::Whole(Part::of(&e.to_string())),
     }
