@@ -569,6 +569,9 @@ criterion_seconds = 600      # per hint; the whole process group is killed at th
 http_read_limit = 1048576    # bytes of an [http:] response body read at most
 env_allowlist = []           # extra environment variables [shell:] hints may see ("NAME" or "PREFIX_*")
 protected_paths = []         # globs no task may modify
+verdict_surface = true       # a changed test config, conftest.py hook, or script or recipe a hint runs fails the attempt
+environment_surface = true   # a planted shim or startup hook for the hints' tools fails the attempt
+surface_exempt = []          # repository globs neither surface watches (a task that writes the test machinery)
 "#;
 
 #[cfg(test)]
