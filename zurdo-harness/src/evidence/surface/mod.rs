@@ -25,9 +25,11 @@
 //! | `[verification] verdict_surface_extra` | the whole file |
 //!
 //! The walk that finds them skips `.git`, `.zurdo`, `node_modules`,
-//! `__pycache__`, virtualenvs (a directory holding `pyvenv.cfg`) and cargo's
-//! `target` (beside a `Cargo.toml`, or tagged `CACHEDIR.TAG`), never
-//! follows a directory symlink, goes [`MAX_DEPTH`] deep at most and stands
+//! `__pycache__`, `site-packages`, `dist-packages`, a virtualenv's own
+//! directories (`bin`, `lib`, `include`… beside a `pyvenv.cfg`; the rest of
+//! a directory holding one is walked, so a planted `pyvenv.cfg` hides
+//! nothing else) and cargo's `target` (beside a `Cargo.toml`, or tagged
+//! `CACHEDIR.TAG`), never follows a directory symlink, goes [`MAX_DEPTH`] deep at most and stands
 //! down past [`MAX_ENTRIES`] entries. It does not read `.gitignore`: pytest
 //! loads an ignored `conftest.py` too. A surface file is read up to
 //! [`MAX_FILE`] (a larger one is compared whole, by a hash of at most
@@ -353,6 +355,10 @@ fn walk(root: &Path, limit: usize, visit: &mut dyn FnMut(&str, &str)) -> Result<
         names.sort();
         let has = |name: &str| names.iter().any(|(n, _)| n == name);
         let beside_cargo = has("Cargo.toml");
+        // A virtualenv: its own directories are not walked, its other
+        // files and directories are (a `pyvenv.cfg` planted beside a
+        // `conftest.py` does not hide it).
+        let venv = has("pyvenv.cfg");
         for (name, is_dir) in names.iter().rev() {
             let relative = if dir.is_empty() {
                 name.clone()
@@ -363,7 +369,10 @@ fn walk(root: &Path, limit: usize, visit: &mut dyn FnMut(&str, &str)) -> Result<
                 visit(&relative, name);
                 continue;
             }
-            if depth + 1 > MAX_DEPTH || skipped(&full.join(name), name, beside_cargo) {
+            if depth + 1 > MAX_DEPTH
+                || (venv && VENV_DIRS.contains(&name.as_str()))
+                || skipped(&full.join(name), name, beside_cargo)
+            {
                 continue;
             }
             stack.push((relative, depth + 1));
@@ -372,11 +381,18 @@ fn walk(root: &Path, limit: usize, visit: &mut dyn FnMut(&str, &str)) -> Result<
     Ok(())
 }
 
-/// Directories no test runner reads a config from.
+/// A virtualenv's own directories (beside its `pyvenv.cfg`).
+const VENV_DIRS: [&str; 9] = [
+    "bin", "Scripts", "include", "Include", "lib", "lib64", "Lib", "share", "etc",
+];
+
+/// Directories no test runner reads a config from: version control and
+/// zurdo's state, installed packages, bytecode, cargo's build output.
 fn skipped(dir: &Path, name: &str, beside_cargo: bool) -> bool {
-    matches!(name, ".git" | ".zurdo" | "node_modules" | "__pycache__")
-        || dir.join("pyvenv.cfg").exists()
-        || (name == "target" && (beside_cargo || dir.join("CACHEDIR.TAG").exists()))
+    matches!(
+        name,
+        ".git" | ".zurdo" | "node_modules" | "__pycache__" | "site-packages" | "dist-packages"
+    ) || (name == "target" && (beside_cargo || dir.join("CACHEDIR.TAG").exists()))
 }
 
 /// What changed between the task's snapshot `base` and `now`, one
@@ -539,6 +555,13 @@ mod tests {
             ),
             (".venv/pyvenv.cfg", ""),
             (".venv/lib/conftest.py", "def pytest_x(): pass\n"),
+            ("tests/pyvenv.cfg", ""),
+            ("tests/conftest.py", "def pytest_planted(): pass\n"),
+            ("tests/unit/conftest.py", "def pytest_deeper(): pass\n"),
+            (
+                "conda/lib/python3.12/site-packages/conftest.py",
+                "def pytest_x(): pass\n",
+            ),
             ("py/target/conftest.py", "def pytest_y(): pass\n"),
             ("web/package.json", "{\"scripts\": {\"test\": \"x\"}}"),
             ("app/package.json", "{\"scripts\": {\"test\": \"jest\"}}"),
@@ -562,6 +585,8 @@ mod tests {
                 "jest.config.js",
                 "py/target/conftest.py",
                 "sub/.cargo/config.toml",
+                "tests/conftest.py",
+                "tests/unit/conftest.py",
             ],
             "no make goal in the hints: the Makefile is not surface"
         );
