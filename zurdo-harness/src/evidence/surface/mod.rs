@@ -182,18 +182,46 @@ impl Settings {
         Ok(self.read_all(root, found))
     }
 
-    /// The surface of the files at `paths` only (when the walk stood down
-    /// after the task's snapshot: the files it held are still compared).
+    /// The surface without a walk (when the walk stood down after the
+    /// task's snapshot): the files at `paths`, and the surface files
+    /// directly in the root and in each of their directories (a new
+    /// `pytest.ini` at the root, a new `conftest.py` beside a known one).
     pub fn snapshot_of<'a>(
         &self,
         root: &Path,
         paths: impl IntoIterator<Item = &'a String>,
     ) -> Surface {
-        let found = paths
+        let mut candidates: BTreeSet<String> = BTreeSet::new();
+        let mut dirs: BTreeSet<String> = BTreeSet::from([String::new()]);
+        for p in paths {
+            candidates.insert(p.clone());
+            dirs.insert(
+                p.rsplit_once('/')
+                    .map_or(String::new(), |(d, _)| d.to_string()),
+            );
+        }
+        for dir in dirs {
+            let Ok(entries) = std::fs::read_dir(root.join(&dir)) else {
+                continue;
+            };
+            for entry in entries.take(MAX_ENTRIES).flatten() {
+                if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                    continue;
+                }
+                let name = entry.file_name().to_string_lossy().into_owned();
+                candidates.insert(if dir.is_empty() {
+                    name
+                } else {
+                    format!("{dir}/{name}")
+                });
+            }
+        }
+        let found = candidates
             .into_iter()
             .filter_map(|p| {
-                let name = p.rsplit('/').next().unwrap_or(p);
-                Some((p.clone(), self.kind(p, name)?))
+                let name = p.rsplit('/').next().unwrap_or(&p).to_string();
+                let kind = self.kind(&p, &name)?;
+                Some((p, kind))
             })
             .collect();
         self.read_all(root, found)
@@ -685,5 +713,24 @@ mod tests {
         assert_eq!(s.snapshot(dir.path()), Ok(Surface::new()), "a, b, c, d, e");
         s.limit = 4;
         assert_eq!(s.snapshot(dir.path()), Err(StandDown::TooMany(5)));
+        // Without the walk: the known files, and new ones beside them or at
+        // the root.
+        std::fs::write(dir.path().join("a/b/conftest.py"), "def pytest_a(): pass\n")
+            .expect("write");
+        let base = s.snapshot_of(dir.path(), ["a/b/conftest.py".to_string()].iter());
+        assert_eq!(base.keys().collect::<Vec<_>>(), ["a/b/conftest.py"]);
+        std::fs::write(dir.path().join("pytest.ini"), "[pytest]\n").expect("write");
+        std::fs::write(
+            dir.path().join("a/b/package.json"),
+            "{\"scripts\": {\"test\": \"x\"}}",
+        )
+        .expect("write");
+        std::fs::write(dir.path().join("a/conftest.py"), "def pytest_b(): pass\n").expect("write");
+        let now = s.snapshot_of(dir.path(), base.keys());
+        assert_eq!(
+            now.keys().collect::<Vec<_>>(),
+            ["a/b/conftest.py", "a/b/package.json", "pytest.ini"],
+            "a/conftest.py is neither known nor beside a known file"
+        );
     }
 }
