@@ -43,6 +43,9 @@ struct Outcome {
     stderr: String,
     state: Value,
     retry_prompt: String,
+    /// progress.log and the Markdown report the run wrote.
+    log: String,
+    report: String,
 }
 
 fn run(root: &Path, env: &[(&str, &str)]) -> Outcome {
@@ -50,11 +53,22 @@ fn run(root: &Path, env: &[(&str, &str)]) -> Outcome {
     let stderr = text(&out.stderr);
     let retry_prompt = std::fs::read_to_string(state_dir(root).join("iterations/task-2-2.prompt"))
         .unwrap_or_default();
+    let dir = state_dir(root);
+    let report = std::fs::read_dir(dir.join("reports"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|e| e == "md"))
+        .map(|p| std::fs::read_to_string(p).expect("report"))
+        .unwrap_or_default();
     Outcome {
         code: out.status.code().unwrap_or(-1),
         stderr,
         state: state(root),
         retry_prompt,
+        log: std::fs::read_to_string(dir.join("progress.log")).unwrap_or_default(),
+        report,
     }
 }
 
@@ -90,6 +104,13 @@ impl Outcome {
             .expect("caught recorded");
         assert!(caught.iter().all(|c| c["reason"] == reason), "{caught:#?}");
         assert!(s.contains(&format!("CAUGHT {reason}: ")), "{s}");
+        assert!(self.log.contains("\"event\":\"caught\""), "{}", self.log);
+        assert!(
+            self.report
+                .contains(&format!("caught at attempt 1: {reason} ")),
+            "{}",
+            self.report
+        );
         assert!(
             self.retry_prompt.starts_with("# Caught\n"),
             "{}",
