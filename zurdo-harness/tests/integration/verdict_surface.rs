@@ -156,7 +156,11 @@ const CARGO: &str = "[package]\nname = \"adder\"\nversion = \"0.1.0\"\nedition =
 
 #[test]
 fn a_switched_off_test_target_in_cargo_toml() {
-    let honest = CARGO.replace("[dependencies]\n", "[dependencies]\nserde = \"1\"\n");
+    // A new dependency and a new binary target are ordinary work.
+    let honest = format!(
+        "{}\n[[bin]]\nname = \"cli\"\npath = \"src/main.rs\"\n",
+        CARGO.replace("[dependencies]\n", "[dependencies]\nserde = \"1\"\n")
+    );
     let cheat = format!(
         "{}[lib]\ntest = false\n",
         honest.replace(
@@ -187,8 +191,8 @@ fn a_switched_off_test_target_in_cargo_toml() {
             ),
             triple(
                 "Cargo.toml",
-                "the [[test]] table changed",
-                "restore the [[test]] table in Cargo.toml as it was when the task started"
+                "the [[test]] table \"it\" changed",
+                "restore the [[test]] table \"it\" in Cargo.toml as it was when the task started"
             ),
         ]
     );

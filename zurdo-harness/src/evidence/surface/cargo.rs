@@ -7,6 +7,9 @@ use super::{value_part, Part, Parts, WHOLE};
 /// The `[lib]` keys that decide whether and how the library is tested.
 const LIB_KEYS: [&str; 5] = ["test", "doctest", "bench", "harness", "path"];
 
+/// The keys of a target table that decide whether and how it is tested.
+const TARGET_SWITCHES: [&str; 5] = ["test", "harness", "doctest", "bench", "required-features"];
+
 /// The `[package]` keys that turn target discovery off.
 const AUTO_KEYS: [&str; 5] = [
     "autotests",
@@ -23,13 +26,35 @@ pub fn parts(text: &str) -> Parts {
     };
     let json = |v: &toml::Value| serde_json::to_value(v).unwrap_or(serde_json::Value::Null);
     let mut parts = Parts::new();
-    // Target tables are compared by digest: quoting them would not read.
+    // Each target table by its name (else its path), compared by digest
+    // (quoting one would not read). A new target is free unless it carries
+    // a test switch: one declared over an auto-discovered test with
+    // `test = false` hides that test.
     for kind in ["test", "bench", "bin", "example"] {
-        if let Some(tables) = doc.get(kind) {
-            let canonical = super::canonical_json(&json(tables));
+        let Some(tables) = doc.get(kind) else {
+            continue;
+        };
+        let Some(tables) = tables.as_array() else {
             parts.insert(
-                format!("the [[{kind}]] table"),
-                Part::opaque(canonical.as_bytes()),
+                format!("the [[{kind}]] tables"),
+                Part::opaque(super::canonical_json(&json(tables)).as_bytes()),
+            );
+            continue;
+        };
+        for (i, table) in tables.iter().enumerate() {
+            let id = ["name", "path"]
+                .iter()
+                .find_map(|k| table.get(k).and_then(toml::Value::as_str))
+                .map_or_else(|| format!("#{}", i + 1), |n| format!("\"{n}\""));
+            let switched = table
+                .as_table()
+                .is_some_and(|t| t.keys().any(|k| TARGET_SWITCHES.contains(&k.as_str())));
+            parts.insert(
+                format!("the [[{kind}]] table {id}"),
+                Part {
+                    grows: !switched,
+                    ..Part::opaque(super::canonical_json(&json(table)).as_bytes())
+                },
             );
         }
     }
@@ -92,7 +117,7 @@ mod tests {
             [
                 "[workspace] member \"x\"",
                 "[workspace] member \"y\"",
-                "the [[test]] table",
+                "the [[test]] table \"it\"",
             ]
         );
         let with_dep = BASE.replace("serde = \"1\"\n", "serde = \"1\"\nrand = \"0.9\"\n");
@@ -102,9 +127,14 @@ mod tests {
             "path = \"tests/it.rs\"\ntest = false\n",
         );
         assert_ne!(
-            parts(&off)["the [[test]] table"],
-            parts(BASE)["the [[test]] table"]
+            parts(&off)["the [[test]] table \"it\""],
+            parts(BASE)["the [[test]] table \"it\""]
         );
+        // A new target is free; one with a test switch is not.
+        let more = format!("{BASE}\n[[bin]]\nname = \"tool\"\npath = \"src/tool.rs\"\n\n[[test]]\npath = \"tests/b.rs\"\nharness = false\n");
+        let more = parts(&more);
+        assert!(more["the [[bin]] table \"tool\""].grows);
+        assert!(!more["the [[test]] table \"tests/b.rs\""].grows);
         let lib = format!("{BASE}\n[lib]\ntest = false\ncrate-type = [\"cdylib\"]\n\n[profile.test]\nopt-level = 1\n\n[profile.dev]\nopt-level = 1\ndebug-assertions = false\n");
         let lib_parts = parts(&lib);
         assert_eq!(lib_parts["[lib] test"].text.as_deref(), Some("false"));

@@ -12,7 +12,7 @@
 //!
 //! | file | what is compared |
 //! | --- | --- |
-//! | `Cargo.toml` | `[[test]]`, `[[bench]]`, `[[bin]]`, `[[example]]` tables; `[lib]` `test`, `doctest`, `bench`, `harness`, `path`; `[package]` `auto*`; `[profile.test]`; `[profile.dev]` `debug-assertions`, `overflow-checks`; `[workspace]` `exclude`, `default-members`, and no member dropped |
+//! | `Cargo.toml` | each `[[test]]`, `[[bench]]`, `[[bin]]`, `[[example]]` table (a new one only with a test switch); `[lib]` `test`, `doctest`, `bench`, `harness`, `path`; `[package]` `auto*`; `[profile.test]`; `[profile.dev]` `debug-assertions`, `overflow-checks`; `[workspace]` `exclude`, `default-members`, and no member dropped |
 //! | `pytest.ini`, `.pytest.ini` | the whole file, key by key (its presence too: it outranks every other config) |
 //! | `pyproject.toml` | `[tool.pytest.ini_options]`, `[tool.pytest]`, `[tool.coverage.report] fail_under` |
 //! | `setup.cfg`, `tox.ini` | `[tool:pytest]`, `[pytest]`; `[coverage:report] fail_under` |
