@@ -148,8 +148,33 @@ pub fn conftest(text: &str) -> Parts {
         if head.starts_with("class ") {
             continue;
         }
-        if (head.starts_with("from ") || head.starts_with("import ")) && head.contains('*') {
-            found.entry("import *".into()).or_default().push(body);
+        // `import m` binds a module (pluggy takes functions only); `from m
+        // import pytest_x` binds a hook, `from m import *` perhaps many.
+        if head.starts_with("import ") {
+            continue;
+        }
+        if head.starts_with("from ") {
+            let code = code_only(&statement);
+            let names = code.split_once(" import ").map_or("", |(_, n)| n);
+            let mut labels = Vec::new();
+            for name in names.split(',') {
+                let bound = name
+                    .trim_matches(|c: char| c.is_whitespace() || c == '(' || c == ')' || c == '\\')
+                    .rsplit(" as ")
+                    .next()
+                    .unwrap_or("")
+                    .trim();
+                if bound == "*" {
+                    labels.push("import *".to_string());
+                } else if NAMES.contains(&bound) {
+                    labels.push(bound.to_string());
+                } else if bound.starts_with("pytest_") {
+                    labels.push(format!("hook {bound}"));
+                }
+            }
+            for label in labels {
+                found.entry(label).or_default().push(body.clone());
+            }
             continue;
         }
         for name in identifiers(&code_only(&statement)) {
@@ -342,7 +367,9 @@ mod tests {
         let text = r#""""Shared fixtures; see collect_ignore below."""
 import os
 import pytest
+import pytest_asyncio
 from plugin import pytest_runtest_setup
+from other import (helper, pytest_fake_impl as pytest_report_header)
 from helpers import *
 
 collect_ignore = [
@@ -386,6 +413,7 @@ THRESHOLD = 3  # pytest_report_header? no
                 "collect_ignore_glob",
                 "hook pytest_collection_modifyitems",
                 "hook pytest_fixture_setup",
+                "hook pytest_report_header",
                 "hook pytest_runtest_setup",
                 "import *",
                 "pytest_plugins",
