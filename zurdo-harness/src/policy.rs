@@ -17,6 +17,12 @@ pub fn document(v: &VerificationConfig) -> Value {
     allowlist.dedup();
     let mut protected = v.protected_paths.clone();
     protected.sort();
+    let sorted = |list: &[String]| {
+        let mut list = list.to_vec();
+        list.sort();
+        list.dedup();
+        list
+    };
     json!({
         "version": 1,
         "criterion_seconds": v.criterion_seconds,
@@ -26,6 +32,10 @@ pub fn document(v: &VerificationConfig) -> Value {
         "standing": v.standing.iter().map(|r| json!({"hint": r.hint, "why": r.why})).collect::<Vec<_>>(),
         "standing_budget_seconds": v.standing_budget_seconds,
         "clean_room": v.clean_room,
+        "verdict_surface": v.verdict_surface,
+        "verdict_surface_extra": sorted(&v.verdict_surface_extra),
+        "environment_surface": v.environment_surface,
+        "surface_exempt": sorted(&v.surface_exempt),
         "verification": serde_json::to_value(v).unwrap_or(Value::Null),
     })
 }
@@ -72,7 +82,33 @@ mod tests {
                 standing_budget_seconds: 5,
                 ..Default::default()
             },
+            VerificationConfig {
+                clean_room: "checkout".into(),
+                ..Default::default()
+            },
+            VerificationConfig {
+                verdict_surface: false,
+                ..Default::default()
+            },
+            VerificationConfig {
+                verdict_surface_extra: vec!["ci/*.toml".into()],
+                ..Default::default()
+            },
+            VerificationConfig {
+                environment_surface: false,
+                ..Default::default()
+            },
+            VerificationConfig {
+                surface_exempt: vec!["web/package.json".into()],
+                ..Default::default()
+            },
         ];
+        // The surfaces are spelled out, defaults included.
+        let doc = document(&base);
+        assert_eq!(doc["verdict_surface"], true);
+        assert_eq!(doc["environment_surface"], true);
+        assert_eq!(doc["verdict_surface_extra"], serde_json::json!([]));
+        assert_eq!(doc["surface_exempt"], serde_json::json!([]));
         for changed in changes {
             assert_ne!(id(&base), id(&changed), "{changed:?}");
         }

@@ -392,6 +392,17 @@ pub enum Event {
         /// Files seen.
         seen: usize,
     },
+    /// The verdict-surface walk stands down: the repository has too many
+    /// entries (only the surface files found at the task's start are
+    /// compared).
+    SurfaceStandDown {
+        /// The task.
+        task: String,
+        /// The limit.
+        max: usize,
+        /// Entries seen.
+        seen: usize,
+    },
     /// A tool moved or changed since run start (a warning; the pass is marked).
     ToolchainChanged {
         /// What changed, one line each.

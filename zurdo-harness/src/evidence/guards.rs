@@ -3,7 +3,8 @@
 //! tracked tool words and the run-start [`Baseline`]) and answers each
 //! question the loop asks around a verification: what tree is being
 //! verified, which frozen paths changed, whether the toolchain moved, what
-//! a clean room says, which changed files no hint read. Each answer is a
+//! changed in the verdict and environment surfaces, what a clean room
+//! says, which changed files no hint read. Each answer is a
 //! value; reporting and recording them is the loop's job.
 
 use std::collections::BTreeSet;
@@ -15,9 +16,12 @@ use zurdo::verify::{
 };
 use zurdo::Task;
 
+use super::commands::Commands;
+use super::environment::{EnvSurface, Environment};
 use super::frozen::{Frozen, Snapshot, StandDown};
+use super::surface::{self, Surface};
 use super::toolchain::{self, Tool};
-use super::{baseline, room, Baseline, BaselineError};
+use super::{baseline, room, Baseline, BaselineError, Caught};
 
 /// Which of a task's changed files the criteria read.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -58,19 +62,29 @@ pub struct Guards {
     tool_words: BTreeSet<String>,
     path_var: String,
     baseline: Option<Baseline>,
+    surface: surface::Settings,
+    environment: Environment,
 }
 
 impl Guards {
-    /// Guards over `verifier`'s repository and policy, tracking
-    /// `tool_words` (see [`toolchain::words`]).
-    pub fn new(verifier: &Verifier, tool_words: BTreeSet<String>) -> Guards {
+    /// Guards over `verifier`'s repository and policy, tracking what the
+    /// hints' `commands` run (see [`Commands`]).
+    pub fn new(verifier: &Verifier, commands: &Commands) -> Guards {
+        let config = verifier.config();
+        let env = zurdo::verify::env::filter(std::env::vars(), &config.env_allowlist);
         Guards {
             root: verifier.root().to_path_buf(),
-            verification: verifier.config().clone(),
+            verification: config.clone(),
             ignore_rules: verifier.ignore_rules().cloned(),
-            tool_words,
+            tool_words: commands.tool_words(),
             path_var: verifier.env_var("PATH").unwrap_or("").to_string(),
             baseline: None,
+            surface: surface::Settings::new(
+                commands,
+                &config.verdict_surface_extra,
+                &config.surface_exempt,
+            ),
+            environment: Environment::new(verifier.root(), env, commands, &config.surface_exempt),
         }
     }
 
@@ -103,6 +117,59 @@ impl Guards {
     /// What moved or changed since `recorded`, one line each.
     pub fn toolchain_changes(&self, recorded: &[Tool]) -> Vec<String> {
         toolchain::changed(recorded, &self.toolchain())
+    }
+
+    /// The environment surface at run start (`None` with
+    /// `[verification] environment_surface = false`).
+    pub fn environment(&self) -> Option<EnvSurface> {
+        self.verification
+            .environment_surface
+            .then(|| self.environment.record())
+    }
+
+    /// What was planted in the environment since `recorded` (the run-start
+    /// surface and `toolchain`), and the toolchain's warnings (tools outside
+    /// the repository that moved or changed). Without a recorded surface
+    /// every toolchain change only warns.
+    pub fn environment_changes(
+        &self,
+        recorded: Option<&EnvSurface>,
+        toolchain: &[Tool],
+    ) -> (Vec<Caught>, Vec<String>) {
+        match recorded {
+            Some(env) if self.verification.environment_surface => {
+                self.environment.changes(env, toolchain)
+            }
+            _ => (Vec::new(), self.toolchain_changes(toolchain)),
+        }
+    }
+
+    /// The verdict surface now (`None` with `[verification] verdict_surface
+    /// = false`).
+    pub fn verdict_surface(&self) -> Option<Result<Surface, surface::StandDown>> {
+        self.verification
+            .verdict_surface
+            .then(|| self.surface.snapshot(&self.root))
+    }
+
+    /// What changed in the verdict surface since the task's snapshot
+    /// `base`. When the walk stands down (the tree grew past its limit),
+    /// the files `base` holds are still compared, and the stand-down is
+    /// returned for a warning.
+    pub fn verdict_surface_changes(
+        &self,
+        base: &Surface,
+    ) -> (Vec<Caught>, Option<surface::StandDown>) {
+        if !self.verification.verdict_surface {
+            return (Vec::new(), None);
+        }
+        match self.surface.snapshot(&self.root) {
+            Ok(now) => (surface::changes(base, &now), None),
+            Err(down) => {
+                let now = self.surface.snapshot_of(&self.root, base.keys());
+                (surface::changes(base, &now), Some(down))
+            }
+        }
     }
 
     /// The frozen set of `task`: its globs, `protected_paths`, the defaults.

@@ -15,10 +15,14 @@
 
 pub mod baseline;
 pub mod caught;
+pub mod commands;
+pub mod environment;
 pub mod frozen;
 pub mod guards;
+pub mod hash;
 pub mod missing;
 pub mod room;
+pub mod surface;
 pub mod toolchain;
 
 pub use caught::{Caught, CaughtKind};

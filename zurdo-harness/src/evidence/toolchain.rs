@@ -1,23 +1,19 @@
 //! Toolchain provenance: `sh` and every command word of the `[shell:]`
-//! hints, resolved on the allowlisted `PATH`, with each file's SHA-256.
-//! Recorded at run start; re-hashed before every verification pass. A change
-//! only warns (a rustup update looks the same as a planted shim) and marks
-//! that pass `toolchain_changed`.
+//! hints, resolved on the allowlisted `PATH`, with each file's SHA-256
+//! (streamed: a large binary costs a fixed buffer). Recorded at run start;
+//! re-hashed before every verification pass. A change outside the
+//! repository only warns (a rustup update looks the same as a planted shim)
+//! and marks that pass `toolchain_changed`; one inside the repository is
+//! the environment surface's (`environment_planted`).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
-use zurdo::hint::Check;
 use zurdo::Prd;
 
-/// Words that are shell builtins or keywords, never looked up on `PATH`.
-const BUILTINS: [&str; 32] = [
-    "cd", "test", "[", "[[", "echo", "printf", "true", "false", ":", "export", "set", "unset",
-    "exit", "return", "read", "eval", "exec", "source", ".", "if", "then", "else", "fi", "for",
-    "while", "do", "done", "case", "esac", "!", "{", "}",
-];
+use super::commands::Commands;
+use super::hash;
 
 /// One resolved tool.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -30,73 +26,82 @@ pub struct Tool {
     pub sha256: String,
 }
 
-/// The command words of every `[shell:]` hint of `prd`, plus `sh`.
+/// `sh` and the programs of every `[shell:]` hint of `prd` and of `extra`
+/// (see [`Commands::tool_words`]).
 pub fn words(prd: &Prd, extra: impl IntoIterator<Item = String>) -> BTreeSet<String> {
-    let mut words = BTreeSet::from(["sh".to_string()]);
-    let commands = prd
-        .tasks
-        .iter()
-        .flat_map(|t| &t.criteria)
-        .flat_map(|c| &c.hints)
-        .filter_map(|h| match &h.check {
-            Check::Shell { command } => Some(command.clone()),
-            _ => None,
-        });
-    for command in commands.chain(extra) {
-        for word in zurdo::verify::command_words(&command) {
-            if !BUILTINS.contains(&word.as_str()) && !word.contains('=') && !word.starts_with('$') {
-                words.insert(word);
-            }
-        }
+    Commands::of_prd(prd, extra).tool_words()
+}
+
+/// True for a regular file someone may execute.
+fn executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// Where `word` is found as the shell run at `root` finds it: a word with
+/// a `/` from `root`; any other on `path_var` (a relative or empty entry is
+/// relative to `root`, where hints run), the first executable file. The
+/// path as found (a shim's own location), not yet through its symlinks.
+pub fn find(word: &str, path_var: &str, root: &Path) -> Option<PathBuf> {
+    if word.contains('/') {
+        return Some(root.join(word)).filter(|p| p.is_file());
     }
-    words
+    std::env::split_paths(path_var)
+        .map(|d| {
+            if d.as_os_str().is_empty() {
+                root.to_path_buf()
+            } else if d.is_relative() {
+                root.join(d)
+            } else {
+                d
+            }
+        })
+        .map(|d| d.join(word))
+        .find(|p| executable(p))
 }
 
-fn sha256(path: &Path) -> Option<String> {
-    let bytes = std::fs::read(path).ok()?;
-    Some(
-        Sha256::digest(&bytes)
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect(),
-    )
+/// Resolves and hashes `word` (see [`find`]); `None` when it resolves
+/// nowhere or is not a regular file.
+pub fn resolve_one(word: &str, path_var: &str, root: &Path) -> Option<Tool> {
+    let real = std::fs::canonicalize(find(word, path_var, root)?).ok()?;
+    Some(Tool {
+        name: word.to_string(),
+        path: real.display().to_string(),
+        sha256: hash::file(&real).ok()?,
+    })
 }
 
-/// Resolves and hashes `words` on `path_var` (a `PATH` value); a word with a
-/// `/` is taken relative to `root`. Words that resolve nowhere are skipped.
+/// Resolves and hashes `words` on `path_var` (a `PATH` value); a word with
+/// a `/` is taken relative to `root`. Words that resolve nowhere are
+/// skipped.
 pub fn resolve(words: &BTreeSet<String>, path_var: &str, root: &Path) -> Vec<Tool> {
     words
         .iter()
-        .filter_map(|word| {
-            let found: Option<PathBuf> = if word.contains('/') {
-                Some(root.join(word)).filter(|p| p.is_file())
-            } else {
-                std::env::split_paths(path_var)
-                    .map(|d| d.join(word))
-                    .find(|p| p.is_file())
-            };
-            let real = std::fs::canonicalize(found?).ok()?;
-            Some(Tool {
-                name: word.clone(),
-                path: real.display().to_string(),
-                sha256: sha256(&real)?,
-            })
-        })
+        .filter_map(|word| resolve_one(word, path_var, root))
         .collect()
+}
+
+/// One line saying how `now` differs from `recorded` (`None` when equal).
+pub fn change(recorded: &Tool, now: Option<&Tool>) -> Option<String> {
+    match now {
+        Some(n) if n == recorded => None,
+        Some(n) if n.path != recorded.path => Some(format!(
+            "{} moved: {} -> {}",
+            recorded.name, recorded.path, n.path
+        )),
+        Some(_) => Some(format!(
+            "{} ({}) changed content",
+            recorded.name, recorded.path
+        )),
+        None => Some(format!("{} ({}) is gone", recorded.name, recorded.path)),
+    }
 }
 
 /// The tools whose path or hash differs from `recorded` (or that vanished).
 pub fn changed(recorded: &[Tool], now: &[Tool]) -> Vec<String> {
     recorded
         .iter()
-        .filter_map(|r| match now.iter().find(|n| n.name == r.name) {
-            Some(n) if n == r => None,
-            Some(n) if n.path != r.path => {
-                Some(format!("{} moved: {} -> {}", r.name, r.path, n.path))
-            }
-            Some(_) => Some(format!("{} ({}) changed content", r.name, r.path)),
-            None => Some(format!("{} ({}) is gone", r.name, r.path)),
-        })
+        .filter_map(|r| change(r, now.iter().find(|n| n.name == r.name)))
         .collect()
 }
 
@@ -110,6 +115,9 @@ mod tests {
         let bin = dir.path().join("bin");
         std::fs::create_dir(&bin).expect("mkdir");
         std::fs::write(bin.join("mytool"), "#!/bin/sh\necho 1\n").expect("write");
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(bin.join("mytool"), std::fs::Permissions::from_mode(0o755))
+            .expect("chmod");
         let prd = zurdo::parse(
             "# PRD: t\n\n## Task: task-1 — t\n**Effort**: low\n**Depends-on**: []\n\n### Description\nd\n\n\
              ### Acceptance Criteria\n- [ ] c [shell: cd x && mytool --flag | grep -q ok; FOO=1 test -f y]\n",
@@ -132,5 +140,25 @@ mod tests {
             diff[0].starts_with("mytool (") && diff[0].ends_with("changed content"),
             "{diff:?}"
         );
+    }
+
+    #[test]
+    fn relative_path_entries_are_the_roots_and_only_executables_count() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().expect("temp");
+        let root = std::fs::canonicalize(dir.path()).expect("canonical");
+        std::fs::create_dir_all(root.join("bin")).expect("mkdir");
+        std::fs::create_dir_all(root.join("tools")).expect("mkdir");
+        std::fs::write(root.join("bin/t"), "not executable").expect("write");
+        std::fs::write(root.join("tools/t"), "#!/bin/sh\n").expect("write");
+        std::fs::set_permissions(root.join("tools/t"), std::fs::Permissions::from_mode(0o755))
+            .expect("chmod");
+        assert_eq!(
+            find("t", "bin:tools:/usr/bin", &root),
+            Some(root.join("tools/t"))
+        );
+        std::fs::write(root.join("run.sh"), "x").expect("write");
+        assert_eq!(find("./run.sh", "", &root), Some(root.join("./run.sh")));
+        assert_eq!(find("./nope.sh", "", &root), None);
     }
 }

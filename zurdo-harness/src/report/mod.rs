@@ -419,6 +419,7 @@ mod tests {
             policy: "0123456789abcdef0123".into(),
             toolchain: Vec::new(),
             ignore_rules: None,
+            environment: None,
             started_at: "2026-01-01T00:00:00Z".into(),
             updated_at: "2026-01-01T00:05:00Z".into(),
             tasks,

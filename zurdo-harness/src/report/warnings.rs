@@ -68,6 +68,9 @@ fn line(event: &Event) -> Option<String> {
         Event::FrozenStandDown { task, max, seen } => format!(
             "`{task}`: the frozen-path hashing stood down ({seen} files, over {max})"
         ),
+        Event::SurfaceStandDown { task, max, seen } => format!(
+            "`{task}`: the verdict-surface walk stood down ({seen} entries, over {max})"
+        ),
         Event::CleanRoomSkipped { task } => {
             format!("`{task}`: the clean room was skipped (no git baseline)")
         }

@@ -18,7 +18,8 @@ use super::{probe, Context, Options, Record, Run};
 use crate::config::Config;
 use crate::error::{Error, ErrorKind};
 use crate::event::{Event, Events, Log};
-use crate::evidence::{self, toolchain, Guards};
+use crate::evidence::commands::Commands;
+use crate::evidence::{self, Guards};
 use crate::state::lock::LockError;
 use crate::state::run_state::RunState;
 use crate::state::{self, StateDir};
@@ -139,7 +140,7 @@ pub(super) fn prepare(
         Check::Shell { command } => Some(command.clone()),
         _ => None,
     });
-    let guards = Guards::new(&verifier, toolchain::words(&prd, standing_commands));
+    let guards = Guards::new(&verifier, &Commands::of_prd(&prd, standing_commands));
     let lessons = Lessons::load(&config, verifier.root(), &events);
     let mut run = Run {
         ctx: Context {
@@ -174,11 +175,15 @@ pub(super) fn prepare(
 }
 
 impl Run {
-    /// At run start: the toolchain the verdicts will rest on (kept from the
-    /// first start on resume), and a `verifier_context` event.
+    /// At run start: the toolchain and the environment surface the
+    /// verdicts will rest on (both kept from the first start on resume),
+    /// and a `verifier_context` event.
     fn record_toolchain(&mut self) {
         if self.record.state.toolchain.is_empty() {
             self.record.state.toolchain = self.guards.toolchain();
+        }
+        if self.record.state.environment.is_none() {
+            self.record.state.environment = self.guards.environment();
         }
         self.events.emit(Event::VerifierContext {
             toolchain: self.record.state.toolchain.clone(),

@@ -117,6 +117,7 @@ pub(super) fn fresh_state(
         policy: String::new(),
         toolchain: Vec::new(),
         ignore_rules: None,
+        environment: None,
         started_at: now.clone(),
         updated_at: now,
         tasks: prd

@@ -142,10 +142,31 @@ impl Run {
     }
 
     /// At a task's first attempt: its frozen baseline (the hashes of its
-    /// frozen files) and its rollback point (its tree, also kept as
-    /// `refs/zurdo/<slug>/<task-id>`), both reused on retries and across
-    /// resumes.
+    /// frozen files), its verdict surface and its rollback point (its tree,
+    /// also kept as `refs/zurdo/<slug>/<task-id>`), all reused on retries
+    /// and across resumes.
     fn take_task_baselines(&mut self, task: &Task) {
+        if self
+            .record
+            .task(&task.id)
+            .is_some_and(|t| t.verdict_surface.is_none())
+        {
+            match self.guards.verdict_surface() {
+                Some(Ok(surface)) => {
+                    if let Some(t) = self.record.task_mut(&task.id) {
+                        t.verdict_surface = Some(surface);
+                    }
+                }
+                Some(Err(crate::evidence::surface::StandDown::TooMany(seen))) => {
+                    self.events.emit(Event::SurfaceStandDown {
+                        task: task.id.clone(),
+                        max: crate::evidence::surface::MAX_ENTRIES,
+                        seen,
+                    })
+                }
+                None => {}
+            }
+        }
         if self
             .record
             .task(&task.id)

@@ -1,8 +1,9 @@
 //! The verification phase: zurdo's own judgement of an attempt, as one
 //! value. Everything that decides the verdict is here: the criteria, the
-//! standing rules, the frozen paths (both legs), the verification window,
-//! the clean room; and, beside it, what never decides a verdict but is
-//! recorded (toolchain changes, provenance against pre-flight).
+//! standing rules, the frozen paths (both legs), the verdict and
+//! environment surfaces, the verification window, the clean room; and,
+//! beside it, what never decides a verdict but is recorded (toolchain
+//! changes outside the repository, provenance against pre-flight).
 
 use std::collections::BTreeSet;
 
@@ -42,6 +43,8 @@ pub(super) struct Verification {
     pub clean_room: CleanRoom,
     /// What zurdo caught besides failing criteria (any fails the attempt).
     pub caught: Vec<Caught>,
+    /// Entries the verdict-surface walk saw when it stood down.
+    pub surface_stood_down: Option<usize>,
 }
 
 /// Provenance notes (never verdicts).
@@ -141,7 +144,17 @@ impl Run {
             }
         }
         frozen_violations.sort();
-        let toolchain_changes = self.guards.toolchain_changes(&self.record.state.toolchain);
+        // The environment against run start, the verdict surface against
+        // the task's start: both before any criterion runs.
+        let (planted, toolchain_changes) = self.guards.environment_changes(
+            self.record.state.environment.as_ref(),
+            &self.record.state.toolchain,
+        );
+        let (surface_changed, surface_stood_down) =
+            match state.and_then(|t| t.verdict_surface.as_ref()) {
+                Some(base) => self.guards.verdict_surface_changes(base),
+                None => (Vec::new(), None),
+            };
         let mut results: Vec<CriterionResult> = task
             .criteria
             .iter()
@@ -183,7 +196,9 @@ impl Run {
             folded,
             after,
             clean_room: CleanRoom::NotRun,
-            caught: Vec::new(),
+            caught: surface_changed.into_iter().chain(planted).collect(),
+            surface_stood_down: surface_stood_down
+                .map(|crate::evidence::surface::StandDown::TooMany(seen)| seen),
         };
         if v.passed_in_place() {
             // Earlier passed tasks must still hold (regression_guard =
@@ -221,6 +236,13 @@ impl Run {
                 task: id(),
                 attempt,
                 paths: v.evidence_changed.clone(),
+            });
+        }
+        if let Some(seen) = v.surface_stood_down {
+            self.events.emit(Event::SurfaceStandDown {
+                task: id(),
+                max: crate::evidence::surface::MAX_ENTRIES,
+                seen,
             });
         }
         if !v.caught.is_empty() {

@@ -294,6 +294,10 @@ pub struct TaskState {
     /// SHA-256 of every frozen file when the task's first attempt began.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub frozen_baseline: Option<std::collections::BTreeMap<String, String>>,
+    /// The verdict surface when the task's first attempt began: each
+    /// surface file's parts that decide a verdict.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub verdict_surface: Option<crate::evidence::surface::Surface>,
     /// The "what failed" section the next attempt's prompt opens with.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub retry_context: Option<String>,
@@ -387,6 +391,10 @@ pub struct RunState {
     /// they could not be taken: searches read the files as they are).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ignore_rules: Option<zurdo::verify::IgnoreRules>,
+    /// The environment surface at run start: startup hooks, runner configs,
+    /// repository-local tools (none with `environment_surface = false`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub environment: Option<crate::evidence::environment::EnvSurface>,
     /// When the run started.
     pub started_at: String,
     /// When this file was last written.

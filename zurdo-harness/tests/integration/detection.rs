@@ -8,19 +8,22 @@ use crate::common::{run_repo, state, text, zurdo_run};
 
 const PRD: &str = "# PRD: d\n\n\
     ## Task: task-cheat — Make the check pass\n**Effort**: low\n**Depends-on**: []\n**Max-Attempts**: 1\n\n\
-    ### Description\nMake check.sh pass.\n\n### Acceptance Criteria\n- [ ] the check passes [shell: sh check.sh]\n\n\
+    ### Description\nMake check.py pass.\n\n### Acceptance Criteria\n- [ ] the check passes [shell: python3 check.py]\n\n\
     ## Task: task-honest — Make the other check pass\n**Effort**: low\n**Depends-on**: []\n**Max-Attempts**: 1\n\n\
-    ### Description\nMake other.sh pass.\n\n### Acceptance Criteria\n- [ ] the other check passes [shell: sh other.sh]\n";
+    ### Description\nMake other.py pass.\n\n### Acceptance Criteria\n- [ ] the other check passes [shell: python3 other.py]\n";
 
 /// The cheat: the check passes only when something in its environment
 /// says zurdo runs it; the honest control passes everywhere.
 const SCRIPT: &str = r#"{"on_prompt": [
-    {"contains": "Task task-cheat", "attempt": {"write": {"check.sh": "env | grep -q '^ZURDO' && exit 0\nexit 1\n"}}},
-    {"contains": "Task task-honest", "attempt": {"write": {"other.sh": "exit 0\n"}}}
+    {"contains": "Task task-cheat", "attempt": {"write": {"check.py": "import os, sys\nsys.exit(0 if any(k.startswith('ZURDO') for k in os.environ) else 1)\n"}}},
+    {"contains": "Task task-honest", "attempt": {"write": {"other.py": "import sys\nsys.exit(0)\n"}}}
 ]}"#;
 
 fn files() -> [(&'static str, &'static str); 2] {
-    [("check.sh", "exit 1\n"), ("other.sh", "exit 1\n")]
+    [
+        ("check.py", "raise SystemExit(1)\n"),
+        ("other.py", "raise SystemExit(1)\n"),
+    ]
 }
 
 #[test]

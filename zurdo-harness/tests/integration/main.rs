@@ -32,5 +32,6 @@ mod standing;
 mod stops;
 mod validate;
 mod vela;
+mod verdict_surface;
 mod verify;
 mod window;

@@ -88,6 +88,7 @@ fn state() -> RunState {
         policy: "ab".repeat(32),
         toolchain: Vec::new(),
         ignore_rules: None,
+        environment: None,
         started_at: "2026-01-01T00:00:00Z".into(),
         updated_at: "2026-01-01T00:05:00Z".into(),
         tasks: vec![task],

@@ -49,6 +49,26 @@ pub struct VerificationConfig {
     /// task's passing attempt, which fails on a regression while the agent
     /// can still fix it) or `"off"`.
     pub regression_guard: String,
+    /// Compare the verdict surface at every attempt with the task's start:
+    /// the files that decide how tests are found and judged (pytest's
+    /// settings, `conftest.py` hooks, `Cargo.toml`'s test switches, the
+    /// `package.json` scripts and Makefile recipes the hints run, jest and
+    /// vitest configs). A change that matters fails the attempt as
+    /// `verdict_surface_changed`. Default `true`.
+    pub verdict_surface: bool,
+    /// More globs of the verdict surface, each file compared whole (a
+    /// custom runner's config, say). Default none.
+    pub verdict_surface_extra: Vec<String>,
+    /// Compare the environment surface at every attempt with the run's
+    /// start: a tool a hint runs that resolves to a file inside the
+    /// repository and changed (or a new shim that shadows it), a python
+    /// startup hook, a cargo or npm config, a `BASH_ENV` file. Such a
+    /// change fails the attempt as `environment_planted`; a changed binary
+    /// outside the repository only warns. Default `true`.
+    pub environment_surface: bool,
+    /// Repository globs neither surface watches: a task whose job is to
+    /// write the test machinery itself. Default none.
+    pub surface_exempt: Vec<String>,
 }
 
 /// One `[[verification.standing]]` entry as written.
@@ -94,6 +114,10 @@ impl Default for VerificationConfig {
             clean_room: "off".to_string(),
             zurdo_verify_env: false,
             regression_guard: "run-end".to_string(),
+            verdict_surface: true,
+            verdict_surface_extra: Vec::new(),
+            environment_surface: true,
+            surface_exempt: Vec::new(),
         }
     }
 }
@@ -212,6 +236,18 @@ impl VerificationConfig {
             protected.push(path.as_str().to_string());
         }
         v.protected_paths = protected;
+        v.verdict_surface_extra = globs(
+            "verdict_surface_extra",
+            &v.verdict_surface_extra,
+            &spans.verdict_surface_extra,
+            &at,
+        )?;
+        v.surface_exempt = globs(
+            "surface_exempt",
+            &v.surface_exempt,
+            &spans.surface_exempt,
+            &at,
+        )?;
         v.standing_rules()?;
         Ok(v)
     }
@@ -248,6 +284,28 @@ impl VerificationConfig {
     }
 }
 
+/// Checks each glob of the list `key` as a `**Frozen**` glob is checked;
+/// the normalized globs, or an error naming the entry's line.
+fn globs(
+    key: &str,
+    entries: &[String],
+    spans: &Option<Vec<Spanned<IgnoredAny>>>,
+    at: &dyn Fn(&Option<Spanned<IgnoredAny>>, String) -> String,
+) -> Result<Vec<String>, String> {
+    entries
+        .iter()
+        .enumerate()
+        .map(|(i, glob)| {
+            paths::frozen_glob(glob)
+                .map(|p| p.as_str().to_string())
+                .map_err(|e| {
+                    let span = spans.as_ref().and_then(|p| p.get(i)).cloned();
+                    at(&span, format!("[verification] {key} {e}"))
+                })
+        })
+        .collect()
+}
+
 /// Where each checked `[verification]` value is written.
 #[derive(Debug, Default, Deserialize)]
 struct SpansFile {
@@ -264,6 +322,8 @@ struct Spans {
     clean_room: Option<Spanned<IgnoredAny>>,
     regression_guard: Option<Spanned<IgnoredAny>>,
     protected_paths: Option<Vec<Spanned<IgnoredAny>>>,
+    verdict_surface_extra: Option<Vec<Spanned<IgnoredAny>>>,
+    surface_exempt: Option<Vec<Spanned<IgnoredAny>>>,
 }
 
 /// One line naming where the problem is: `line N: key = value: message`.
@@ -430,6 +490,40 @@ mod tests {
         )
         .unwrap();
         assert_eq!(v.protected_paths, ["docs/*.md", "migrations", "**/*.lock"]);
+    }
+
+    #[test]
+    fn the_surfaces_are_on_by_default_and_their_globs_are_checked() {
+        let v = VerificationConfig::default();
+        assert!(v.verdict_surface && v.environment_surface);
+        let v = VerificationConfig::parse(
+            "[verification]\nverdict_surface = false\nenvironment_surface = false\nverdict_surface_extra = [\"./ci/runner.toml\"]\nsurface_exempt = [\"web/package.json\", \"tools/\"]\n",
+        )
+        .unwrap();
+        assert!(!v.verdict_surface && !v.environment_surface);
+        assert_eq!(v.verdict_surface_extra, ["ci/runner.toml"]);
+        assert_eq!(v.surface_exempt, ["web/package.json", "tools"]);
+        for (text, expected) in [
+            (
+                "[verification]\nverdict_surface = \"yes\"\n",
+                "line 2: `verdict_surface = \"yes\"`: invalid type: string \"yes\", expected a boolean",
+            ),
+            (
+                "[verification]\nsurface_exempt = [\n  \"ok/*\",\n  \"../x\",\n]\n",
+                "line 4: `\"../x\",`: [verification] surface_exempt path `../x` leaves the repository through `..`",
+            ),
+            (
+                "[verification]\nverdict_surface_extra = [\"/etc/x\"]\n",
+                "line 2: `verdict_surface_extra = [\"/etc/x\"]`: [verification] verdict_surface_extra path `/etc/x` is absolute",
+            ),
+            (
+                "[verification]\nverdict_surfaces = true\n",
+                "line 2: `verdict_surfaces = true`: unknown field `verdict_surfaces`",
+            ),
+        ] {
+            let e = VerificationConfig::parse(text).unwrap_err();
+            assert!(e.starts_with(expected), "{text}: {e}");
+        }
     }
 
     #[test]

@@ -51,3 +51,35 @@ pub fn command_words(command: &str) -> Vec<String> {
         .filter_map(|s| s.program())
         .collect()
 }
+
+/// The arguments of every simple command in a `[shell:]` command, outer
+/// first, including those run through `sh -c '…'`: leading assignments,
+/// redirections and wrappers (`env`, `timeout 60`, …) removed, the program
+/// as written (`./run-tests.sh`, `.venv/bin/pytest`), quotes removed.
+/// Commands with no words are left out.
+pub fn command_argvs(command: &str) -> Vec<Vec<String>> {
+    crate::shell::all_simples(command)
+        .iter()
+        .map(|s| s.argv().into_iter().map(str::to_string).collect::<Vec<_>>())
+        .filter(|argv| !argv.is_empty())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn argvs_keep_the_program_as_written_and_follow_inner_shells() {
+        assert_eq!(
+            super::command_argvs(
+                "FOO=1 timeout 60 .venv/bin/pytest -q 2>&1 | tail -n 3; sh -c 'npx jest --ci && make test'"
+            ),
+            [
+                vec![".venv/bin/pytest", "-q"],
+                vec!["tail", "-n", "3"],
+                vec!["sh", "-c", "npx jest --ci && make test"],
+                vec!["npx", "jest", "--ci"],
+                vec!["make", "test"],
+            ]
+        );
+    }
+}
