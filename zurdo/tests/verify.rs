@@ -896,6 +896,7 @@ fn the_verification_window_does_not_wait_on_a_fifo_swapped_in() {
         line: 1,
         hints: hints("[grep: ok in a.txt]"),
         proves: Vec::new(),
+        removes_tests: false,
     };
     let mut results = vec![v.criterion(&criterion)];
     assert_eq!(results[0].verdict, CriterionVerdict::Passed);

@@ -24,6 +24,7 @@ pub mod missing;
 pub mod room;
 pub mod surface;
 pub mod toolchain;
+pub mod vanished;
 
 pub use caught::{Caught, CaughtKind};
 pub use guards::{CleanRoom, Guards, Witness};

@@ -166,6 +166,24 @@ impl Run {
             let before: Vec<serde_json::Value> = pre.iter().map(|r| r.hints.clone()).collect();
             crate::evidence::missing::demote_vanished(task, &before, &mut results);
         }
+        // Fewer tests than pre-flight (or the first attempt that showed
+        // counts), or more held back, is no pass.
+        if let Some(t) = state {
+            use crate::evidence::vanished::{counts_of, demote_vanished_tests};
+            let runs = |records: &[crate::state::run_state::CriterionRecord]| {
+                records
+                    .iter()
+                    .map(|r| counts_of(&r.hints))
+                    .collect::<Vec<_>>()
+            };
+            let preflight = t.preflight_results.as_deref().map(runs).unwrap_or_default();
+            let attempts: Vec<(String, Vec<Vec<_>>)> = t
+                .iterations
+                .iter()
+                .map(|i| (format!("attempt {}", i.attempt), runs(&i.criteria)))
+                .collect();
+            demote_vanished_tests(task, &preflight, &attempts, &mut results);
+        }
         let (broken, over_budget) = match self.ctx.check_standing() {
             Ok(broken) => (broken, None),
             Err(message) => (Vec::new(), Some(message)),

@@ -197,6 +197,9 @@ pub enum Block {
     Hint(Check),
     /// A `[proves:<req-id>]` modifier (the id is checked later).
     Proves(String),
+    /// The `[removes-tests]` modifier: the task means its runner to run
+    /// fewer tests than at pre-flight (it removes tests on purpose).
+    RemovesTests,
     /// Not shaped like a hint at all (`[edge]`): it belongs to the title.
     Text,
 }
@@ -218,12 +221,15 @@ pub fn parse_hint(text: &str) -> Result<Hint, HintError> {
             "a standing rule must be a hint zurdo can check: shell, grep, no-grep, file-exists, file-absent, symbol, references or callers",
         )),
         Block::Hint(check) => Ok(Hint { check, source: trimmed.to_string() }),
-        Block::Proves(_) | Block::Text => Err(HintError::with_fix(
+        Block::Proves(_) | Block::RemovesTests | Block::Text => Err(HintError::with_fix(
             format!("`{trimmed}` is not a hint"),
             format!("known kinds: {}", HINT_KINDS.join(", ")),
         )),
     }
 }
+
+/// The modifier a criterion carries when its task removes tests on purpose.
+pub const REMOVES_TESTS: &str = "removes-tests";
 
 /// Reads the text inside one bracket block (brackets excluded).
 ///
@@ -236,8 +242,15 @@ pub fn read_block(inner: &str) -> Result<Block, HintError> {
             (name.trim_end(), Some(payload.trim()))
         }
         _ if HINT_KINDS.contains(&trimmed) || trimmed == "proves" => (trimmed, None),
+        _ if trimmed == REMOVES_TESTS => return Ok(Block::RemovesTests),
         _ => return Ok(Block::Text),
     };
+    if name == REMOVES_TESTS {
+        return Err(HintError::with_fix(
+            "[removes-tests] takes no payload",
+            "write [removes-tests] after the criterion's hints",
+        ));
+    }
     if name == "proves" {
         return match payload {
             Some(id) if !id.is_empty() => Ok(Block::Proves(id.to_string())),

@@ -135,6 +135,11 @@ pub struct Criterion {
     pub hints: Vec<Hint>,
     /// Requirement ids named by trailing `[proves:<req-id>]` modifiers.
     pub proves: Vec<String>,
+    /// True with the `[removes-tests]` modifier: its `[shell:]` runners may
+    /// run fewer tests than at pre-flight (the task removes tests on
+    /// purpose), so `tests_vanished` does not apply to it.
+    #[serde(default)]
+    pub removes_tests: bool,
 }
 
 impl Criterion {

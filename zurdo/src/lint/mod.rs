@@ -180,6 +180,7 @@ mod tests {
                 line: i + 10,
                 hints: vec![hint],
                 proves: vec!["req-x".into()],
+                removes_tests: false,
             })
             .collect();
         Prd {
@@ -230,6 +231,7 @@ mod tests {
             line: 0,
             hints: vec![],
             proves: vec![],
+            removes_tests: false,
         });
         model.tasks.push(Task {
             criteria: vec![],

@@ -160,17 +160,18 @@ pub fn tests_vanished(before: Option<&TestCounts>, now: Option<&TestCounts>) -> 
     now.vanished_since(before).then(|| Reason::TestsVanished {
         before: Box::new(before.clone()),
         now: Box::new(now.clone()),
+        since: "pre-flight".to_string(),
     })
 }
 
 /// The sentence of [`Reason::TestsVanished`]: `cargo test ran 3 tests (2
 /// ignored) where pre-flight ran 5 (0 ignored): …`.
-pub(crate) fn vanished_message(before: &TestCounts, now: &TestCounts) -> String {
+pub(crate) fn vanished_message(before: &TestCounts, now: &TestCounts, since: &str) -> String {
     let plural = if now.ran() == 1 { "test" } else { "tests" };
     let pre_flight = if before.runner == now.runner {
-        "pre-flight".to_string()
+        since.to_string()
     } else {
-        format!("pre-flight ({})", before.runner)
+        format!("{since} ({})", before.runner)
     };
     format!(
         "{runner} ran {ran} {plural}{now_note} where {pre_flight} ran {before_ran}{before_note}: \
@@ -299,7 +300,8 @@ mod tests {
             tests_vanished(Some(&some), Some(&fewer)),
             Some(Reason::TestsVanished {
                 before: Box::new(some.clone()),
-                now: Box::new(fewer.clone())
+                now: Box::new(fewer.clone()),
+                since: "pre-flight".into(),
             })
         );
     }
@@ -309,19 +311,19 @@ mod tests {
         let before = counts("cargo test", 5, 0, 0, 0);
         let now = counts("cargo test", 3, 0, 2, 0);
         assert_eq!(
-            vanished_message(&before, &now),
+            vanished_message(&before, &now, "pre-flight"),
             "cargo test ran 3 tests (2 ignored) where pre-flight ran 5 (0 ignored): \
              tests were removed, skipped, ignored or deselected; restore them \
              (a PRD that means to remove tests says so: see docs/run.md)"
         );
         let before = counts("cargo test+pytest", 7, 0, 0, 1);
         let now = counts("cargo test", 1, 0, 0, 0);
-        assert!(vanished_message(&before, &now).starts_with(
+        assert!(vanished_message(&before, &now, "pre-flight").starts_with(
             "cargo test ran 1 test (0 skipped) where pre-flight (cargo test+pytest) ran 7 (1 skipped): "
         ));
         let before = counts("go test", 2, 0, 0, 0);
         let now = counts("go test", 1, 0, 0, 0);
-        assert!(vanished_message(&before, &now)
+        assert!(vanished_message(&before, &now, "pre-flight")
             .starts_with("go test ran 1 test where pre-flight ran 2: tests were removed"));
     }
 

@@ -46,10 +46,13 @@ pub enum Reason {
     /// ([`super::tests_vanished`]). The counts are boxed to keep every
     /// `Result<_, Reason>` small; they serialize as plain objects.
     TestsVanished {
-        /// The counts of the pre-flight run.
+        /// The counts of the earlier run compared with.
         before: Box<TestCounts>,
         /// The counts of this run.
         now: Box<TestCounts>,
+        /// Which earlier run: `pre-flight`, or `attempt N` when pre-flight
+        /// showed no counts (its build failed).
+        since: String,
     },
     /// The command could not be started.
     SpawnFailed {
@@ -197,8 +200,8 @@ impl std::fmt::Display for Reason {
                     "{runner} printed no test report: cannot tell whether any test ran"
                 )
             }
-            Reason::TestsVanished { before, now } => {
-                f.write_str(&counts::vanished_message(before, now))
+            Reason::TestsVanished { before, now, since } => {
+                f.write_str(&counts::vanished_message(before, now, since))
             }
             Reason::SpawnFailed { error } => write!(f, "could not start: {error}"),
             Reason::Missing => f.write_str("no such file or directory"),

@@ -67,6 +67,7 @@ pub(super) fn read(text: &str, line: usize, errors: &mut Vec<Diagnostic>) -> Cri
         line,
         hints: Vec::new(),
         proves: Vec::new(),
+        removes_tests: false,
     };
     let blocks = match trailing_blocks(text) {
         Ok(b) => b,
@@ -103,6 +104,7 @@ pub(super) fn read(text: &str, line: usize, errors: &mut Vec<Diagnostic>) -> Cri
     criterion.title = text[..title_end].trim().to_string();
 
     let mut proves_seen = false;
+    let mut modifier = "[proves:]";
     let mut misplaced = false;
     for (start, block, inner) in found {
         match block {
@@ -110,8 +112,18 @@ pub(super) fn read(text: &str, line: usize, errors: &mut Vec<Diagnostic>) -> Cri
                 if proves_seen && !misplaced {
                     misplaced = true;
                     errors.push(
-                        Diagnostic::new(line, "[proves:] must come after all hints on the line")
-                            .with_fix("move every [proves:<req-id>] to the end of the line"),
+                        Diagnostic::new(
+                            line,
+                            format!("{modifier} must come after all hints on the line"),
+                        )
+                        .with_fix(format!(
+                            "move every {} to the end of the line",
+                            if modifier == "[proves:]" {
+                                "[proves:<req-id>]"
+                            } else {
+                                modifier
+                            }
+                        )),
                     );
                 }
                 let end = start + inner.len() + 2;
@@ -122,7 +134,13 @@ pub(super) fn read(text: &str, line: usize, errors: &mut Vec<Diagnostic>) -> Cri
             }
             Block::Proves(id) => {
                 proves_seen = true;
+                modifier = "[proves:]";
                 criterion.proves.push(id);
+            }
+            Block::RemovesTests => {
+                proves_seen = true;
+                modifier = "[removes-tests]";
+                criterion.removes_tests = true;
             }
             Block::Text => {}
         }
@@ -167,6 +185,25 @@ mod tests {
             }
         );
         assert_eq!(c.hints[0].source, "[shell: [ -f x ]]");
+    }
+
+    #[test]
+    fn removes_tests_is_a_modifier_after_the_hints() {
+        let (c, e) = crit("old tests go [shell: cargo test] [removes-tests] [proves:req-a]");
+        assert!(e.is_empty(), "{e:?}");
+        assert!(c.removes_tests);
+        assert_eq!(c.hints.len(), 1);
+        assert_eq!(c.proves, ["req-a"]);
+        let (c, _) = crit("tests pass [shell: cargo test]");
+        assert!(!c.removes_tests);
+        let (_, e) = crit("t [removes-tests] [shell: true]");
+        assert_eq!(e.len(), 1, "{e:?}");
+        assert!(
+            e[0].contains("[removes-tests] must come after all hints"),
+            "{e:?}"
+        );
+        let (_, e) = crit("t [shell: true] [removes-tests: yes]");
+        assert!(e.iter().any(|d| d.contains("takes no payload")), "{e:?}");
     }
 
     #[test]
