@@ -96,12 +96,23 @@ impl Run {
         {
             return false;
         }
+        let frozen = self.guards.frozen(task);
+        let frozen_before = self.guards.snapshot(&frozen).ok();
         let results: Vec<CriterionResult> = task
             .criteria
             .iter()
             .map(|c| self.ctx.verifier.criterion(c))
             .collect();
         self.end_pass(&task.id);
+        // What the criteria write into frozen paths on their own (a build
+        // output, a generated file): folded on later attempts, not caught.
+        let frozen_writes = match (frozen_before, self.guards.snapshot(&frozen).ok()) {
+            (Some(before), Some(after)) => crate::evidence::frozen::changes(&before, &after),
+            _ => Vec::new(),
+        };
+        if let Some(t) = self.record.task_mut(&task.id) {
+            t.preflight_frozen_writes = frozen_writes;
+        }
         let records = record::criteria(
             &naming::task_module(task),
             &naming::criterion_fns(task),

@@ -14,7 +14,7 @@ use super::Run;
 use crate::error::{Error, ErrorKind};
 use crate::event::{BrokenRule, Event, HintFailure};
 use crate::evidence::frozen::{self, Snapshot};
-use crate::evidence::{Caught, CleanRoom};
+use crate::evidence::{Caught, CaughtKind, CleanRoom};
 use crate::state::run_state::TaskState;
 
 /// zurdo's verification of one attempt.
@@ -122,7 +122,11 @@ impl Run {
         let state = self.record.task(&task.id);
         let verified_tree = self.guards.tree_now();
         let set = self.guards.frozen(task);
-        let before = self.guards.snapshot(&set).ok();
+        // Hashing stood down for this task (its globs match too many
+        // files; said once, when its baseline was taken): the tree leg
+        // decides, and nothing is hashed again on every attempt.
+        let hashing = state.is_some_and(|t| t.frozen_baseline.is_some());
+        let before = hashing.then(|| self.guards.snapshot(&set).ok()).flatten();
         let mut frozen_violations = match (state.and_then(|t| t.frozen_baseline.as_ref()), &before)
         {
             (Some(base), Some(now)) => frozen::changes(base, now),
@@ -197,11 +201,32 @@ impl Run {
         let provenance = state
             .map(|t| provenance(task, t, &results))
             .unwrap_or_default();
-        let after = self.guards.snapshot(&set).ok();
+        let after = hashing.then(|| self.guards.snapshot(&set).ok()).flatten();
         let folded = match (&before, &after) {
             (Some(before), Some(after)) => frozen::changes(before, after),
             _ => Vec::new(),
         };
+        // A criterion's command writing into a frozen path is folded (not
+        // charged to the next attempt) when it did so at pre-flight too (its
+        // normal behaviour); a new one is how an attempt rewrites the
+        // expectation it is judged against (a snapshot-update flag, a
+        // script writing through a symlink), and is caught.
+        let normal: BTreeSet<&String> = state
+            .iter()
+            .flat_map(|t| &t.preflight_frozen_writes)
+            .collect();
+        let wrote_frozen: Vec<Caught> = folded
+            .iter()
+            .filter(|p| !normal.contains(p))
+            .map(|p| {
+                Caught::new(
+                    CaughtKind::CriterionWroteFrozen,
+                    p.clone(),
+                    "a criterion's command wrote into this frozen path while zurdo verified (it did not at pre-flight)",
+                    "undo what makes a criterion write there (an update flag, a changed script or config, a symlink into the frozen path); the frozen file must stay as it was",
+                )
+            })
+            .collect();
         let mut v = Verification {
             verified_tree,
             frozen_violations,
@@ -214,7 +239,11 @@ impl Run {
             folded,
             after,
             clean_room: CleanRoom::NotRun,
-            caught: surface_changed.into_iter().chain(planted).collect(),
+            caught: surface_changed
+                .into_iter()
+                .chain(planted)
+                .chain(wrote_frozen)
+                .collect(),
             surface_stood_down: surface_stood_down
                 .map(|crate::evidence::surface::StandDown::TooMany(seen)| seen),
         };

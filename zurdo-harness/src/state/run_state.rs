@@ -272,6 +272,11 @@ pub struct TaskState {
     /// The criteria on the tree as it was before any agent ran ("iteration 0").
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub preflight_results: Option<Vec<CriterionRecord>>,
+    /// Frozen paths the criteria themselves wrote at pre-flight (their
+    /// normal behaviour: such a write while verifying an attempt is folded,
+    /// not caught).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub preflight_frozen_writes: Vec<String>,
     /// Every attempt.
     #[serde(default)]
     pub iterations: Vec<Iteration>,
@@ -486,6 +491,7 @@ impl RunState {
             t.status = Status::Pending;
             t.blocked_by = None;
             t.preflight_results = None;
+            t.preflight_frozen_writes.clear();
             t.passed_at_preflight = false;
             t.frozen_baseline = None;
             t.rollback_point = None;

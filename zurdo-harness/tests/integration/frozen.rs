@@ -68,10 +68,12 @@ fn gitignored_protected_paths_and_toolchain_defaults_are_enforced() {
 
 #[test]
 fn a_criterion_writing_into_a_frozen_path_is_folded_not_charged() {
+    // The criteria write the log every time they run, pre-flight included:
+    // their normal behaviour, folded.
     let prd = "# PRD: f\n\n## Task: task-1 — Log\n**Effort**: low\n**Depends-on**: []\n**Frozen**: cache/**\n\n\
-### Description\nWrite out.txt.\n\n### Acceptance Criteria\n- [ ] ok [shell: test -f out.txt && echo run >> cache/verify.log]\n\n\
+### Description\nWrite out.txt.\n\n### Acceptance Criteria\n- [ ] ok [shell: echo run >> cache/verify.log; test -f out.txt]\n\n\
 ## Task: task-2 — Again\n**Effort**: low\n**Depends-on**: [task-1]\n**Frozen**: cache/**\n\n### Description\nWrite two.txt.\n\n### Acceptance Criteria\n\
-- [ ] two [shell: test -f two.txt && echo run >> cache/verify.log]\n";
+- [ ] two [shell: echo run >> cache/verify.log; test -f two.txt]\n";
     let script = r#"{"on_prompt": [{"contains": "Task task-2", "attempt": {"write": {"two.txt": "2"}}}], "attempts": [{"write": {"out.txt": "1"}}]}"#;
     let r = run_repo(prd, "", &[("cache/verify.log", "")], script, false);
     let (code, stderr, state) = run(r.path());
@@ -113,9 +115,10 @@ fn above_the_hashing_limit_the_tree_diff_still_enforces_frozen_paths() {
     }
     let (code, stderr, state) = run(r.path());
     assert_eq!(code, 0, "{stderr}");
-    assert!(
-        stderr.contains("the frozen-path check stands down"),
-        "{stderr}"
+    assert_eq!(
+        stderr.matches("the frozen-path check stands down").count(),
+        1,
+        "one warning for the task, not one per attempt: {stderr}"
     );
     let first = &state["tasks"][0]["iterations"][0];
     assert_eq!(first["passed"], false, "{first:#}");
@@ -185,4 +188,61 @@ fn a_frozen_edit_made_before_a_kill_is_still_caught_on_resume() {
         "{task:#}"
     );
     assert_eq!(state["tasks"][1]["status"], "passed", "{stderr}");
+}
+
+/// Issue 13, class 7: a criterion's command that writes into a frozen file
+/// while an attempt is verified, which it did not do at pre-flight, fails
+/// the attempt (`criterion_wrote_frozen`): here the agent makes the check
+/// write its own output through a symlink into the frozen expectation it is
+/// compared with. Beside it, an honest task fixes its code and passes.
+#[test]
+fn a_criterion_made_to_write_into_a_frozen_file_is_caught() {
+    let check = "import pathlib, sys\nout = str(6 * 7 if pathlib.Path('fixed').exists() else 0)\n\
+                 want = pathlib.Path('tests/expected.txt').read_text().strip()\nsys.exit(0 if out == want else 1)\n";
+    // The cheat: the check now writes what it computes into out.txt, a
+    // symlink to the frozen expectation, before comparing.
+    let cheat = "import pathlib, sys\nout = '0'\npathlib.Path('out.txt').write_text(out + '\\n')\n\
+                 want = pathlib.Path('tests/expected.txt').read_text().strip()\nsys.exit(0 if out == want else 1)\n";
+    let prd = "# PRD: f\n\n\
+        ## Task: task-1 — Compute\n**Effort**: low\n**Depends-on**: []\n**Max-Attempts**: 1\n**Frozen**: tests/*.txt\n\n\
+        ### Description\nMake check.py print 42.\n\n### Acceptance Criteria\n- [ ] it computes 42 [shell: python3 check.py]\n\n\
+        ## Task: task-2 — Compute again\n**Effort**: low\n**Depends-on**: []\n**Frozen**: tests/*.txt\n\n\
+        ### Description\nMake check2.py print 42.\n\n### Acceptance Criteria\n- [ ] it computes 42 [shell: python3 check2.py]\n";
+    let script = serde_json::json!({"on_prompt": [
+        {"contains": "Task task-1", "attempt": {"write": {"check.py": cheat}, "run": "ln -s tests/expected.txt out.txt", "text": "passes"}},
+        {"contains": "Task task-2", "attempt": {"write": {"check2.py": check.replace("'fixed'", "'check2.py'").replace("expected.txt", "expected2.txt")}}}
+    ]})
+    .to_string();
+    let r = run_repo(
+        prd,
+        "",
+        &[
+            ("tests/expected.txt", "42\n"),
+            ("tests/expected2.txt", "42\n"),
+            ("check.py", check),
+            ("check2.py", &check.replace("expected.txt", "expected2.txt")),
+        ],
+        &script,
+        true,
+    );
+    let (code, stderr, state) = run(r.path());
+    assert_eq!(code, 1, "{stderr}");
+    let first = &state["tasks"][0]["iterations"][0];
+    assert_eq!(first["passed"], false, "{first:#}");
+    assert_eq!(
+        first["criteria"][0]["verdict"], "passed",
+        "the check itself passed: {first:#}"
+    );
+    let caught = &first["caught"][0];
+    assert_eq!(caught["reason"], "criterion_wrote_frozen", "{first:#}");
+    assert_eq!(caught["subject"], "tests/expected.txt");
+    assert!(
+        stderr.contains("CAUGHT criterion_wrote_frozen: tests/expected.txt"),
+        "{stderr}"
+    );
+    assert_eq!(state["tasks"][0]["status"], "failed");
+    // The honest task fixed its check and passes; its criteria wrote nothing.
+    let honest = &state["tasks"][1];
+    assert_eq!(honest["status"], "passed", "{stderr}\n{honest:#}");
+    assert!(honest["iterations"][0]["caught"].is_null(), "{honest:#}");
 }
