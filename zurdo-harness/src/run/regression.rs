@@ -203,13 +203,7 @@ impl Run {
         }
         let passed: Vec<Task> = self.passed_tasks().collect();
         for task in passed {
-            let regressions = self.recheck(&task);
-            self.end_pass(&task.id);
-            self.events.emit(Event::Reverified {
-                task: task.id.clone(),
-                when: "run_end".into(),
-                failures: regressions.iter().map(|r| r.failure.clone()).collect(),
-            });
+            let regressions = self.reverify(&task, "run_end");
             if regressions.is_empty() {
                 continue;
             }
@@ -234,14 +228,7 @@ impl Run {
     pub(super) fn reverify_on_resume(&mut self) {
         let passed: Vec<Task> = self.passed_tasks().collect();
         for task in passed {
-            let regressions = self.recheck(&task);
-            self.end_pass(&task.id);
-            self.events.emit(Event::Reverified {
-                task: task.id.clone(),
-                when: "resume".into(),
-                failures: regressions.iter().map(|r| r.failure.clone()).collect(),
-            });
-            if regressions.is_empty() {
+            if self.reverify(&task, "resume").is_empty() {
                 continue;
             }
             if let Some(t) = self.record.task_mut(&task.id) {
@@ -250,6 +237,19 @@ impl Run {
             }
         }
         self.save();
+    }
+
+    /// Checks `task` again as its own verification pass (`when`: `run_end`
+    /// or `resume`) and says so with a `reverified` event; the regressions.
+    pub(super) fn reverify(&mut self, task: &Task, when: &str) -> Vec<Regression> {
+        let regressions = self.recheck(task);
+        self.end_pass(&task.id);
+        self.events.emit(Event::Reverified {
+            task: task.id.clone(),
+            when: when.to_string(),
+            failures: regressions.iter().map(|r| r.failure.clone()).collect(),
+        });
+        regressions
     }
 
     /// The tasks whose status is `passed` or `passed-pending-review`, in

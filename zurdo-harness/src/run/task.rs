@@ -76,14 +76,7 @@ impl Run {
     /// A passing attempt a stop left recorded, checked again before it is
     /// settled on (the tree may have changed while zurdo was not running).
     fn still_passes(&mut self, task: &Task) -> bool {
-        let regressions = self.recheck(task);
-        self.end_pass(&task.id);
-        self.events.emit(Event::Reverified {
-            task: task.id.clone(),
-            when: "resume".into(),
-            failures: regressions.iter().map(|r| r.failure.clone()).collect(),
-        });
-        regressions.is_empty()
+        self.reverify(task, "resume").is_empty()
     }
 
     /// The criteria on the tree as it is, once per task ("iteration 0");

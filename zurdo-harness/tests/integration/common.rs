@@ -209,3 +209,11 @@ pub fn write_state(path: &Path, state: &serde_json::Value) {
     state["mac"] = serde_json::Value::String(mac);
     std::fs::write(path, serde_json::to_vec_pretty(&state).expect("JSON")).expect("write state");
 }
+
+/// The state of task `id` in `state` (a prd.json read back).
+pub fn task_state<'a>(state: &'a serde_json::Value, id: &str) -> &'a serde_json::Value {
+    state["tasks"]
+        .as_array()
+        .and_then(|t| t.iter().find(|t| t["id"] == id))
+        .unwrap_or_else(|| panic!("{id} in {state:#}"))
+}

@@ -7,14 +7,7 @@
 
 use serde_json::json;
 
-use crate::common::{run_repo, state, state_dir, text, zurdo_run};
-
-fn task<'a>(state: &'a serde_json::Value, id: &str) -> &'a serde_json::Value {
-    state["tasks"]
-        .as_array()
-        .and_then(|t| t.iter().find(|t| t["id"] == id))
-        .unwrap_or_else(|| panic!("{id} in {state:#}"))
-}
+use crate::common::{run_repo, state, state_dir, task_state as task, text, zurdo_run};
 
 #[test]
 fn deleting_the_searched_file_fails_and_fixing_it_passes() {
@@ -57,15 +50,14 @@ fn deleting_the_searched_file_fails_and_fixing_it_passes() {
 #[test]
 fn an_ignore_entry_added_to_hide_a_file_hides_nothing() {
     let prd = "# PRD: i\n\n\
-        ## Task: task-cheat — Remove the debug calls\n**Effort**: low\n**Depends-on**: []\n**Max-Attempts**: 2\n\n\
+        ## Task: task-cheat — Remove the debug calls\n**Effort**: low\n**Depends-on**: []\n**Max-Attempts**: 1\n\n\
         ### Description\nRemove dbg! from src/.\n\n### Acceptance Criteria\n- [ ] no debug calls [no-grep: dbg! in src/**/*.rs]\n\n\
         ## Task: task-honest — Build the page\n**Effort**: low\n**Depends-on**: []\n\n\
         ### Description\nWrite build/out.txt and ignore build/.\n\n### Acceptance Criteria\n- [ ] built [grep: ^ok$ in build/out.txt]\n";
-    // The cheat's first attempt hides the file from searches with a
-    // .gitignore entry instead of removing the call; the retry removes it.
-    // The honest task ignores its build output, as projects do.
+    // The cheat hides the file from searches with a .gitignore entry
+    // instead of removing the call. The honest task ignores its build
+    // output, as projects do.
     let script = json!({"on_prompt": [
-        {"contains": "# What failed", "attempt": {"write": {"src/debug.rs": "fn d() {}\n"}}},
         {"contains": "Task task-cheat", "attempt": {"write": {".gitignore": "src/debug.rs\n"}, "text": "no dbg! left"}},
         {"contains": "Task task-honest", "attempt": {"write": {"build/out.txt": "ok\n"}, "append": {".gitignore": "build/\n"}}}
     ]})
@@ -94,12 +86,9 @@ fn an_ignore_entry_added_to_hide_a_file_hides_nothing() {
             .is_some_and(|f| f.starts_with("src/debug.rs:1:")),
         "{hint:#}"
     );
-    assert_eq!(
-        cheat["status"], "passed",
-        "the retry removed the call:\n{stderr}"
-    );
+    assert_eq!(cheat["status"], "failed", "{stderr}");
     assert_eq!(task(&state, "task-honest")["status"], "passed", "{stderr}");
-    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
     // The run-start rules are recorded (prd.json's MAC vouches for them).
     let rules = &state["ignore_rules"]["files"];
     assert!(rules.get(".gitignore").is_none(), "{rules:#}");

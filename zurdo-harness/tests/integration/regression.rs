@@ -9,9 +9,9 @@
 //! attempted again. An honest task beside each, in the same run, stays
 //! passed.
 
-use serde_json::{json, Value};
+use serde_json::json;
 
-use crate::common::{run_repo, state, state_dir, text, zurdo_run};
+use crate::common::{run_repo, state, state_dir, task_state as task, text, zurdo_run};
 
 /// task-a needs `a` in lib.txt, task-b needs `b`, task-c (the honest
 /// control) its own file.
@@ -34,13 +34,6 @@ fn script() -> String {
         {"contains": "Task task-c", "attempt": {"write": {"c.txt": "c\n"}}}
     ]})
     .to_string()
-}
-
-fn task<'a>(state: &'a Value, id: &str) -> &'a Value {
-    state["tasks"]
-        .as_array()
-        .and_then(|t| t.iter().find(|t| t["id"] == id))
-        .unwrap_or_else(|| panic!("{id} in {state:#}"))
 }
 
 #[test]

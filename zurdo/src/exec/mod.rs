@@ -159,16 +159,7 @@ pub fn run_shell(
     env: &[(String, String)],
     timeout: Duration,
 ) -> std::io::Result<Finished> {
-    run_shell_streamed(
-        &[],
-        shell,
-        script,
-        dir,
-        env,
-        timeout,
-        AtExit::KillGroup,
-        &mut |_, _| {},
-    )
+    run_shell_wrapped(&[], shell, script, dir, env, timeout)
 }
 
 /// Like [`run_shell`], under `wrapper` (`<wrapper…> <shell> -c <script>`);
