@@ -15,9 +15,40 @@ use crate::reason::surface::Surface;
 /// The format version of `prd.json`.
 pub const VERSION: u32 = 1;
 
-/// The field of `prd.json` that holds its MAC (over the canonical JSON of
-/// everything else).
+/// The field of `prd.json` that holds its MAC: the last field, written as
+/// `,\n  "mac": "<hex>"\n}` after the state's own pretty JSON, and taken
+/// over that JSON as it was before the field was added (the file's bytes
+/// up to the field, closed with `\n}`). A file rewritten by anything else
+/// (even reformatted) no longer checks.
 pub const MAC_FIELD: &str = "mac";
+
+/// `body` (a pretty JSON object, ending `\n}`) with its MAC under `key`
+/// appended as the last field.
+pub fn with_mac(body: Vec<u8>, key: &zurdo_base::mac::Key) -> Vec<u8> {
+    let mac = key.mac(&body);
+    let mut out = match body.strip_suffix(b"\n}") {
+        Some(open) => open.to_vec(),
+        None => return body,
+    };
+    out.extend_from_slice(format!(",\n  \"{MAC_FIELD}\": \"{mac}\"\n}}").as_bytes());
+    out
+}
+
+/// The JSON a MAC was taken over and the MAC, from a file [`with_mac`]
+/// wrote; `None` when it carries none where it must be.
+fn split_mac(bytes: &[u8]) -> Option<(Vec<u8>, &str)> {
+    let marker = format!(",\n  \"{MAC_FIELD}\": \"");
+    let text = std::str::from_utf8(bytes).ok()?;
+    let at = text.rfind(&marker)?;
+    let rest = &text[at + marker.len()..];
+    // A MAC not where zurdo writes it (the file was rewritten) is read
+    // anyway: the body rebuilt below is then not what it was taken over,
+    // and it does not check.
+    let (mac, _) = rest.split_once('"')?;
+    let mut body = bytes[..at].to_vec();
+    body.extend_from_slice(b"\n}");
+    Some((body, mac))
+}
 
 /// A task's status, exactly as the spec names them.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -436,27 +467,20 @@ impl RunState {
         shown: &Path,
         key: &zurdo_base::mac::Key,
     ) -> Result<Loaded, Error> {
-        let unreadable = |e: serde_json::Error| {
+        let state = serde_json::from_slice(bytes).map_err(|e| {
             Error::invalid(format!(
                 "{}: unreadable run state ({e}); `zurdo run --reset` archives it and starts over",
                 shown.display()
             ))
-        };
-        let mut value: serde_json::Value = serde_json::from_slice(bytes).map_err(unreadable)?;
-        let mac = value
-            .as_object_mut()
-            .and_then(|o| o.remove(MAC_FIELD))
-            .and_then(|m| m.as_str().map(str::to_string));
-        let body = serde_json::to_vec(&value).map_err(unreadable)?;
-        let distrusted = match mac {
+        })?;
+        let distrusted = match split_mac(bytes) {
             None => Some("it carries no MAC".to_string()),
-            Some(mac) if key.checks(&body, &mac) => None,
+            Some((body, mac)) if key.checks(&body, mac) => None,
             Some(_) => Some(match key.is_ephemeral() {
                 Some(why) => format!("no key is kept to check it ({why})"),
                 None => "its MAC does not check: it was changed after zurdo wrote it".to_string(),
             }),
         };
-        let state = serde_json::from_value(value).map_err(unreadable)?;
         Ok(Loaded { state, distrusted })
     }
 
@@ -469,12 +493,8 @@ impl RunState {
     /// [`RunState::to_bytes`] under `key`.
     pub fn to_bytes_with(&mut self, key: &zurdo_base::mac::Key) -> std::io::Result<Vec<u8>> {
         self.updated_at = zurdo_base::time::now();
-        let mut value = serde_json::to_value(&*self).map_err(std::io::Error::other)?;
-        let body = serde_json::to_vec(&value).map_err(std::io::Error::other)?;
-        if let Some(o) = value.as_object_mut() {
-            o.insert(MAC_FIELD.into(), serde_json::Value::String(key.mac(&body)));
-        }
-        serde_json::to_vec_pretty(&value).map_err(std::io::Error::other)
+        let body = serde_json::to_vec_pretty(&*self).map_err(std::io::Error::other)?;
+        Ok(with_mac(body, key))
     }
 
     /// What a resume keeps of a state zurdo cannot vouch for: the history
@@ -559,3 +579,68 @@ impl RunState {
 
 /// The largest attempt budget a run state may record.
 pub const MAX_ATTEMPTS: u32 = 1000;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state() -> RunState {
+        RunState {
+            version: VERSION,
+            prd: "prds/p.md".into(),
+            prd_sha1: "0".repeat(40),
+            slug: "p-0000".into(),
+            executor: "anthropic".into(),
+            policy: String::new(),
+            toolchain: Vec::new(),
+            ignore_rules: None,
+            environment: None,
+            started_at: "2026-01-01T00:00:00Z".into(),
+            updated_at: String::new(),
+            tasks: vec![TaskState {
+                id: "task-1".into(),
+                status: Status::Passed,
+                max_attempts: 3,
+                ..TaskState::default()
+            }],
+            reasoner_calls: 0,
+        }
+    }
+
+    #[test]
+    fn the_mac_checks_what_zurdo_wrote_and_nothing_else() {
+        let key = zurdo_base::mac::Key::from_bytes([7; 32]);
+        let other = zurdo_base::mac::Key::from_bytes([8; 32]);
+        let shown = Path::new("prd.json");
+        let bytes = state().to_bytes_with(&key).expect("bytes");
+        let text = String::from_utf8(bytes.clone()).expect("utf-8");
+        assert!(text.trim_end().ends_with('}'), "{text}");
+        let loaded = RunState::parse_with(&bytes, shown, &key).expect("parses");
+        assert_eq!(loaded.distrusted, None);
+        assert_eq!(loaded.state.tasks[0].status, Status::Passed);
+        // Another key, an edit, a reformat, no MAC at all: distrusted.
+        assert!(RunState::parse_with(&bytes, shown, &other)
+            .expect("parses")
+            .distrusted
+            .is_some_and(|w| w.contains("does not check")));
+        let forged = text.replace("\"passed\"", "\"failed\"");
+        assert!(RunState::parse_with(forged.as_bytes(), shown, &key)
+            .expect("parses")
+            .distrusted
+            .is_some());
+        let value: serde_json::Value = serde_json::from_slice(&bytes).expect("json");
+        let reformatted = serde_json::to_vec(&value).expect("json");
+        assert!(RunState::parse_with(&reformatted, shown, &key)
+            .expect("parses")
+            .distrusted
+            .is_some());
+        let plain = serde_json::to_vec_pretty(&state()).expect("json");
+        assert_eq!(
+            RunState::parse_with(&plain, shown, &key)
+                .expect("parses")
+                .distrusted
+                .as_deref(),
+            Some("it carries no MAC")
+        );
+    }
+}

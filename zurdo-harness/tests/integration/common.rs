@@ -204,10 +204,9 @@ pub fn write_state(path: &Path, state: &serde_json::Value) {
     if let Some(o) = state.as_object_mut() {
         o.remove("mac");
     }
-    let body = serde_json::to_vec(&state).expect("JSON");
-    let mac = zurdo_base::mac::Key::user().mac(&body);
-    state["mac"] = serde_json::Value::String(mac);
-    std::fs::write(path, serde_json::to_vec_pretty(&state).expect("JSON")).expect("write state");
+    let body = serde_json::to_vec_pretty(&state).expect("JSON");
+    let bytes = zurdo_harness::state::run_state::with_mac(body, zurdo_base::mac::Key::user());
+    std::fs::write(path, bytes).expect("write state");
 }
 
 /// The state of task `id` in `state` (a prd.json read back).

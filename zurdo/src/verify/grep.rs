@@ -362,6 +362,23 @@ fn level(root: &Path, real: &Path, frozen: Option<&IgnoreRules>) -> Result<Level
     })
 }
 
+/// The user's global excludes file (`core.excludesFile`), read once per
+/// process and root (finding it means reading git's config files).
+fn global_excludes(root: &Path) -> Gitignore {
+    use std::sync::{Mutex, OnceLock};
+    static CACHE: OnceLock<Mutex<Vec<(PathBuf, Gitignore)>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(|| Mutex::new(Vec::new()));
+    let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, g)) = cache.iter().find(|(r, _)| r == root) {
+        return g.clone();
+    }
+    let (global, _) = GitignoreBuilder::new(root).build_global();
+    if cache.len() < 16 {
+        cache.push((root.to_path_buf(), global.clone()));
+    }
+    global
+}
+
 /// Every regular file under `real` (below the root; shown as `shown` and
 /// what follows) that `keep` accepts, and what was passed over.
 fn walk(
@@ -376,7 +393,7 @@ fn walk(
     } else {
         Gitignore::empty()
     };
-    let (global, _) = GitignoreBuilder::new(root).build_global();
+    let global = global_excludes(root);
     let mut ignores = Ignores {
         levels: vec![level(root, Path::new(""), frozen)?],
         exclude,
