@@ -105,6 +105,7 @@ impl Run {
             prompt,
             self.ctx.verifier.root(),
         );
+        self.held.agent_runs();
         let interrupt = self.interrupt.clone();
         let events = &self.events;
         let outcome = invoke::run_observed(provider, &invocation, self.ctx.timeout(task), |pid| {
@@ -228,13 +229,27 @@ impl Run {
                 .results
                 .iter()
                 .any(|r| r.verdict == CriterionVerdict::PendingReview);
+            let calls = self.record.state.reasoner_calls;
             self.reasoner().after_pass(task);
+            self.reasoner_ran_since(calls);
             Some((Status::passed(manual), Settled::Passed { attempt }))
         } else {
             let max = self.record.task(&task.id).map_or(1, |t| t.max_attempts);
-            self.reasoner()
+            let calls = self.record.state.reasoner_calls;
+            let halted = self
+                .reasoner()
                 .after_failure(task, attempt, max)
-                .map(|status| (status, Settled::Halted))
+                .map(|status| (status, Settled::Halted));
+            self.reasoner_ran_since(calls);
+            halted
+        }
+    }
+
+    /// A reasoner CLI ran since `calls` were counted: an agent that could
+    /// have changed the tree, as far as held verdicts go.
+    fn reasoner_ran_since(&mut self, calls: u32) {
+        if self.record.state.reasoner_calls != calls {
+            self.held.agent_runs();
         }
     }
 

@@ -125,8 +125,8 @@ pub(super) fn prepare(
         .map_err(|e| Error::invalid(format!("{}: {e}", root.display())))?
         .in_passes();
     // The ignore rules of the run's start: an ignore entry the agent writes
-    // later hides nothing from a search.
-    if state.ignore_rules.is_none() {
+    // later hides nothing from a search (taken when some search could walk).
+    if state.ignore_rules.is_none() && searches_walk(&prd, &config, verifier.root()) {
         state.ignore_rules = zurdo::verify::IgnoreRules::capture(verifier.root());
     }
     if let Some(rules) = &state.ignore_rules {
@@ -288,6 +288,25 @@ impl Run {
         }
         Ok(())
     }
+}
+
+/// True when some `[grep:]`/`[no-grep:]` of the PRD or the standing rules
+/// could walk a directory, where ignore rules decide what is searched: a
+/// glob, a literal path that is a directory now, or any `[no-grep:]` (its
+/// path may become a directory, and hiding a file there could make it
+/// pass). A `[grep:]` of a literal file reads that file alone.
+fn searches_walk(prd: &Prd, config: &Config, root: &Path) -> bool {
+    let standing = config.verification.standing_rules().unwrap_or_default();
+    prd.tasks
+        .iter()
+        .flat_map(|t| &t.criteria)
+        .flat_map(|c| c.hints.iter())
+        .chain(standing.iter().map(|r| &r.hint))
+        .any(|h| match &h.check {
+            Check::NoGrep(_) => true,
+            Check::Grep(g) => g.target_is_glob || root.join(g.target.as_str()).is_dir(),
+            _ => false,
+        })
 }
 
 /// Every task's **Effort** must be in the executor's effort map.

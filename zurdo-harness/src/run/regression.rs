@@ -1,6 +1,9 @@
 //! Settled tasks that rot: the criteria of a task that already passed,
 //! checked again. At run end every passed task is verified once more
-//! against the final tree, and one that no longer holds becomes `failed`
+//! against the final tree (one whose criteria held after the last agent
+//! ran already was: only an agent changes the tree between passes, since
+//! whatever it left running is killed before any pass), and one that no
+//! longer holds becomes `failed`
 //! (`regressed_after_settle`). With `[verification] regression_guard =
 //! "each-task"`, every passing attempt also re-checks the earlier passed
 //! tasks, and a regression fails that attempt (`regressed`) while the agent
@@ -29,17 +32,34 @@ use crate::evidence::{Caught, CaughtKind};
 use crate::state::run_state::Status;
 
 /// What the criteria of passed tasks last showed, held in memory: the tree
-/// they ran on and each result (the authority a re-check may reuse; never
-/// read back from a file).
+/// they ran on, each result, and how many agents had run by then (the
+/// authority a re-check may reuse; never read back from a file).
 #[derive(Debug, Default)]
 pub(super) struct Held {
     by_task: HashMap<String, (Option<String>, Vec<CriterionResult>)>,
+    epochs: HashMap<String, u64>,
+    /// Agent CLIs run so far in this process (executor attempts, reasoner
+    /// calls, probes): only they change the tree between passes.
+    epoch: u64,
 }
 
 impl Held {
-    /// Keeps what `task`'s criteria showed on `tree`.
+    /// Keeps what `task`'s criteria showed on `tree`, now.
     pub(super) fn keep(&mut self, task: &str, tree: Option<String>, results: Vec<CriterionResult>) {
+        self.epochs.insert(task.to_string(), self.epoch);
         self.by_task.insert(task.to_string(), (tree, results));
+    }
+
+    /// An agent CLI is about to run: what was held before may no longer be
+    /// what the tree shows.
+    pub(super) fn agent_runs(&mut self) {
+        self.epoch += 1;
+    }
+
+    /// True when `task`'s criteria held in this process and no agent has
+    /// run since: nothing changed the tree they passed on.
+    fn untouched(&self, task: &str) -> bool {
+        self.epochs.get(task) == Some(&self.epoch)
     }
 }
 
@@ -176,7 +196,10 @@ impl Run {
         if self.ctx.config.verification.regression_guard != "each-task" {
             return Vec::new();
         }
-        let earlier: Vec<Task> = self.passed_tasks().filter(|t| t.id != current.id).collect();
+        let earlier: Vec<Task> = self
+            .passed_tasks()
+            .filter(|t| t.id != current.id && !self.held.untouched(&t.id))
+            .collect();
         let mut caught = Vec::new();
         for task in earlier {
             for r in self.recheck(&task) {
@@ -201,7 +224,12 @@ impl Run {
         if self.ctx.config.verification.regression_guard == "off" || self.stopping() {
             return;
         }
-        let passed: Vec<Task> = self.passed_tasks().collect();
+        // A task whose criteria held after the last agent ran was verified
+        // against the final tree already.
+        let passed: Vec<Task> = self
+            .passed_tasks()
+            .filter(|t| !self.held.untouched(&t.id))
+            .collect();
         for task in passed {
             let regressions = self.reverify(&task, "run_end");
             if regressions.is_empty() {
