@@ -2,13 +2,22 @@
 //! root as working directory, stdin closed (or holding the prompt, when it
 //! is too long for one argument), its own process group killed at the
 //! timeout, and its event stream read through the shared vocabulary.
+//!
+//! While it runs, a [`Watcher`] reads its output as it arrives: what it has
+//! done so far ([`Progress`], for a heartbeat) and whether its CLI has said
+//! it cannot work and will keep waiting (then its process group is killed
+//! at once, not at the timeout). When it ends, the watcher classifies the
+//! run ([`Outcome::failure`]).
 
+use std::cell::Cell;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use zurdo::exec::{self, Ending};
+use zurdo::exec::{self, AtExit, Ending, Keep, Stream};
 
+use super::failure::{Ended, InfraFailure, Snapshot, Watcher};
 use super::{vocabulary, AgentReport, Provider};
 
 /// A fully built agent command.
@@ -230,11 +239,33 @@ impl KillOnSignal {
     }
 }
 
+/// What a running agent has done so far, shared with whoever shows it (the
+/// heartbeat); updated as its output arrives.
+#[derive(Debug, Clone, Default)]
+pub struct Progress(Arc<Mutex<Snapshot>>);
+
+impl Progress {
+    /// The latest snapshot.
+    pub fn get(&self) -> Snapshot {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    fn set(&self, snapshot: Snapshot) {
+        *self.0.lock().unwrap_or_else(PoisonError::into_inner) = snapshot;
+    }
+}
+
 /// How one agent run went.
 #[derive(Debug, Clone)]
 pub struct Outcome {
     /// The exit code, when it exited.
     pub exit_code: Option<i32>,
+    /// The signal that ended it, when one did (zurdo's own kill at the
+    /// timeout is `timed_out` instead).
+    pub signal: Option<i32>,
     /// True when it ran past the timeout and its process group was killed.
     pub timed_out: bool,
     /// Wall time.
@@ -245,6 +276,10 @@ pub struct Outcome {
     pub stderr: Vec<u8>,
     /// The stream read through the vocabulary.
     pub report: AgentReport,
+    /// Its CLI could not work (not logged in, out of quota, no network…):
+    /// then the run is not the agent's to answer for. `stopped` on it says
+    /// zurdo killed the CLI as soon as it said so.
+    pub failure: Option<InfraFailure>,
 }
 
 /// Runs `invocation` for `provider` with a deadline.
@@ -262,6 +297,26 @@ pub fn run_observed(
     invocation: &Invocation,
     timeout: Duration,
     on_spawn: impl FnOnce(u32),
+) -> std::io::Result<Outcome> {
+    run_watched(
+        provider,
+        invocation,
+        timeout,
+        on_spawn,
+        &mut |_, _| {},
+        None,
+    )
+}
+
+/// Like [`run_observed`], also handing `tee` every chunk of output as it
+/// arrives (to stream it to a file) and keeping `progress` up to date.
+pub fn run_watched(
+    provider: Provider,
+    invocation: &Invocation,
+    timeout: Duration,
+    on_spawn: impl FnOnce(u32),
+    tee: &mut dyn FnMut(Stream, &[u8]),
+    progress: Option<&Progress>,
 ) -> std::io::Result<Outcome> {
     let mut command = Command::new(&invocation.program);
     // The agent dies with zurdo: its own process group (needed for the
@@ -285,22 +340,55 @@ pub fn run_observed(
         })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    let finished = exec::run_observed(command, timeout, on_spawn)?;
+    let group = Cell::new(0i32);
+    let mut watcher = Watcher::new(provider);
+    let finished = {
+        let mut observe = |stream: Stream, bytes: &[u8]| {
+            tee(stream, bytes);
+            // The CLI said it cannot work and will keep waiting: nothing
+            // it prints after changes that, so it is stopped now.
+            if watcher.feed(stream, bytes).is_some() {
+                exec::kill_group(group.get());
+            }
+            if let Some(progress) = progress {
+                progress.set(watcher.snapshot());
+            }
+        };
+        exec::run_bounded(
+            command,
+            timeout,
+            Keep::GENEROUS,
+            AtExit::KillGroup,
+            &mut observe,
+            |pid| {
+                group.set(i32::try_from(pid).unwrap_or(0));
+                on_spawn(pid);
+            },
+        )?
+    };
     let stdout = String::from_utf8_lossy(&finished.stdout);
     let stderr = String::from_utf8_lossy(&finished.stderr);
     let report = vocabulary::read(provider, &stdout, &stderr);
-    let (exit_code, timed_out) = match finished.ending {
-        Ending::Exited(code) => (Some(code), false),
-        Ending::Signaled(_) => (None, false),
-        Ending::TimedOut => (None, true),
+    let (exit_code, signal, timed_out) = match finished.ending {
+        Ending::Exited(code) => (Some(code), None, false),
+        Ending::Signaled(signal) => (None, Some(signal), false),
+        Ending::TimedOut => (None, None, true),
     };
+    let failure = watcher.conclude(Ended {
+        exit_code,
+        signal,
+        timed_out,
+        report: &report,
+    });
     Ok(Outcome {
         exit_code,
+        signal,
         timed_out,
         duration: finished.elapsed,
         stdout: finished.stdout,
         stderr: finished.stderr,
         report,
+        failure,
     })
 }
 
@@ -332,6 +420,86 @@ mod tests {
         let g = command_line(Provider::Google, "gemini", "m", "do it", dir);
         assert!(g.args.contains(&"--skip-trust".to_string()));
         assert!([&c, &x, &p, &g].iter().all(|i| i.stdin.is_none()));
+    }
+
+    /// An invocation of `sh -c script`, as if it were a CLI.
+    fn shell(script: &str) -> Invocation {
+        Invocation {
+            program: "sh".into(),
+            args: vec!["-c".into(), script.into()],
+            env: Vec::new(),
+            dir: std::env::temp_dir(),
+            stdin: None,
+        }
+    }
+
+    #[test]
+    fn a_cli_that_says_it_will_keep_waiting_is_stopped_at_once() {
+        let script = r#"echo '{"type":"thread.started","thread_id":"t"}'
+echo '{"type":"turn.started"}'
+echo '{"type":"error","message":"Reconnecting... waiting for network (Connection failed: error sending request)"}'
+sleep 30
+echo '{"type":"turn.completed"}'"#;
+        let mut seen = Vec::new();
+        let progress = Progress::default();
+        let outcome = run_watched(
+            Provider::OpenAi,
+            &shell(script),
+            Duration::from_secs(60),
+            |_| {},
+            &mut |stream, bytes| seen.push((stream, bytes.to_vec())),
+            Some(&progress),
+        )
+        .expect("runs");
+        assert!(outcome.duration < Duration::from_secs(10), "{outcome:?}");
+        assert!(!outcome.timed_out);
+        let failure = outcome.failure.expect("classified");
+        assert_eq!(failure.kind, crate::agent::failure::FailureKind::Network);
+        assert!(failure.stopped);
+        assert!(failure
+            .message
+            .starts_with("Reconnecting... waiting for network"));
+        let teed: Vec<u8> = seen
+            .iter()
+            .filter(|(s, _)| *s == Stream::Stdout)
+            .flat_map(|(_, b)| b.clone())
+            .collect();
+        assert_eq!(teed, outcome.stdout, "the tee saw every byte kept");
+        assert_eq!(progress.get().tool_calls, 0);
+    }
+
+    #[test]
+    fn progress_follows_the_stream_and_a_clean_run_is_no_failure() {
+        let script = r#"echo '{"type":"item.started","item":{"id":"i1","type":"command_execution","command":"bash -lc ls","status":"in_progress"}}'
+echo '{"type":"item.completed","item":{"id":"i1","type":"command_execution","command":"bash -lc ls","aggregated_output":"a
+","exit_code":0,"status":"completed"}}'
+echo '{"type":"item.completed","item":{"id":"i2","type":"agent_message","text":"done"}}'
+echo '{"type":"turn.completed","usage":{"input_tokens":1,"cached_input_tokens":0,"output_tokens":1}}'"#;
+        let progress = Progress::default();
+        let outcome = run_watched(
+            Provider::OpenAi,
+            &shell(script),
+            Duration::from_secs(60),
+            |_| {},
+            &mut |_, _| {},
+            Some(&progress),
+        )
+        .expect("runs");
+        assert!(outcome.failure.is_none(), "{:?}", outcome.failure);
+        let snap = progress.get();
+        assert_eq!(snap.tool_calls, 1);
+        assert_eq!(snap.last.as_deref(), Some("command_execution bash -lc ls"));
+        // A CLI that dies of a signal it did not get from zurdo crashed.
+        let outcome = run_observed(
+            Provider::OpenAi,
+            &shell("kill -SEGV $$"),
+            Duration::from_secs(60),
+            |_| {},
+        )
+        .expect("runs");
+        assert_eq!(outcome.signal, Some(11));
+        let failure = outcome.failure.expect("a crash");
+        assert_eq!(failure.kind, crate::agent::failure::FailureKind::CliCrashed);
     }
 
     #[test]
