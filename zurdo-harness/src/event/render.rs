@@ -72,6 +72,7 @@ pub fn lines(event: &Event) -> Vec<Line> {
             task,
             attempt,
             cause: DropCause::Interrupted,
+            ..
         } => one(
             Warn,
             format!("zurdo: attempt {attempt} of {task} was interrupted; it is dropped and not counted"),
@@ -82,6 +83,38 @@ pub fn lines(event: &Event) -> Vec<Line> {
         } => one(
             Warn,
             "    not counted: the agent never started, so this is not the task's failure".to_string(),
+        ),
+        Event::AttemptDropped {
+            cause: DropCause::AgentUnavailable,
+            failure,
+            ..
+        } => one(
+            Warn,
+            match failure {
+                Some(f) => format!(
+                    "    not counted: {}: {}{}{}{}",
+                    f.cli(),
+                    f.kind.headline(),
+                    if f.message.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" (the CLI said: {})", f.message)
+                    },
+                    if f.stopped {
+                        "; stopped as soon as it said so"
+                    } else {
+                        ""
+                    },
+                    match f.tool_calls {
+                        0 => String::new(),
+                        n => format!(
+                            "; the work of its {n} tool call{} stays in the tree, unverified",
+                            plural(n)
+                        ),
+                    },
+                ),
+                None => "    not counted: the agent's CLI could not work, so this is not the task's failure".to_string(),
+            },
         ),
         Event::PolicyKept { policy } => one(
             Warn,
@@ -173,6 +206,7 @@ pub fn lines(event: &Event) -> Vec<Line> {
             duration_ms,
             tool_calls,
             error,
+            stopped,
             ..
         } => one(
             Plain,
@@ -180,6 +214,8 @@ pub fn lines(event: &Event) -> Vec<Line> {
                 "    agent: {} in {:.1}s, {tool_calls} tool call{}{}",
                 if *timed_out {
                     "timed out".to_string()
+                } else if *stopped {
+                    "stopped by zurdo".to_string()
                 } else {
                     format!("exit {}", exit_code.map_or("-".into(), |c| c.to_string()))
                 },
@@ -455,11 +491,76 @@ pub fn lines(event: &Event) -> Vec<Line> {
             ),
         ),
         Event::RunFinished {
-            complete: false,
+            complete,
             display,
+            failed,
+        } => {
+            let mut out = Vec::new();
+            if !complete {
+                out.push(line(
+                    Plain,
+                    format!("zurdo: stopped before the end; `zurdo run {display}` resumes"),
+                ));
+            }
+            if !failed.is_empty() {
+                out.push(line(
+                    Plain,
+                    format!(
+                        "zurdo: {} failed; once the cause is gone (a login, a quota, a fixed criterion), `zurdo run --retry-failed {display}` gives {} a fresh attempt budget",
+                        failed.join(", "),
+                        if failed.len() == 1 { "it" } else { "them" }
+                    ),
+                ));
+            }
+            out
+        }
+        Event::AgentProgress {
+            elapsed_s,
+            tool_calls,
+            last,
+            ..
         } => one(
             Plain,
-            format!("zurdo: stopped before the end; `zurdo run {display}` resumes"),
+            format!(
+                "    still working: {} elapsed, {tool_calls} tool call{}{}",
+                clock(*elapsed_s),
+                plural(*tool_calls),
+                last.as_ref()
+                    .map_or(String::new(), |l| format!("; last: {}", first_line(l)))
+            ),
+        ),
+        Event::RateLimitWait {
+            attempt,
+            cli,
+            seconds,
+            until,
+            known,
+            round,
+            rounds,
+            ..
+        } => one(
+            Warn,
+            format!(
+                "    {cli} is rate limited{}: waiting {} (until {until}), then attempt {attempt} again, not counted (wait {round} of at most {rounds}; Ctrl-C stops)",
+                if *known { "" } else { " and did not say until when" },
+                clock(*seconds)
+            ),
+        ),
+        Event::StillWaiting { seconds_left, .. } => one(
+            Plain,
+            format!("    still waiting: {} left", clock(*seconds_left)),
+        ),
+        Event::FailedRetried { tasks, unblocked } => one(
+            Plain,
+            format!(
+                "zurdo: --retry-failed: {} back to pending with a fresh attempt budget (history kept){}",
+                tasks.join(", "),
+                if unblocked.is_empty() {
+                    String::new()
+                } else {
+                    format!("; unblocked: {}", unblocked.join(", "))
+                }
+            ),
         ),
         Event::SignalsUnhandled { error } => one(
             Warn,
@@ -492,8 +593,17 @@ pub fn lines(event: &Event) -> Vec<Line> {
         | Event::VerifierContext { .. }
         | Event::StandingPreflight { .. }
         | Event::AgentStarted { .. }
-        | Event::AttemptFinished { .. }
-        | Event::RunFinished { .. } => Vec::new(),
+        | Event::AttemptFinished { .. } => Vec::new(),
+    }
+}
+
+/// `seconds` as `m:ss` (or `h:mm:ss`).
+pub fn clock(seconds: u64) -> String {
+    let (h, m, s) = (seconds / 3600, seconds / 60 % 60, seconds % 60);
+    if h > 0 {
+        format!("{h}:{m:02}:{s:02}")
+    } else {
+        format!("{m}:{s:02}")
     }
 }
 
@@ -558,6 +668,7 @@ mod tests {
             duration_ms: 1250,
             tool_calls: 1,
             error: Some("Not logged in\nmore".into()),
+            stopped: false,
         };
         assert_eq!(
             text(&finished),

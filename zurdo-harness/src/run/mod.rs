@@ -12,11 +12,15 @@
 //!   ([`attempt::AgentRun`]), zurdo verifies ([`verify::Verification`]), the
 //!   iteration record is built ([`record::Recorded`]), the task settles or
 //!   retries;
+//! - [`infra`]: an attempt whose agent CLI could not work (not logged in,
+//!   out of quota, rate limited, offline…): a rate limit waited out, or
+//!   the run stopped with exit 5 and the task left pending;
 //! - [`reasoning`]: stalls, diagnosis and lessons around those phases.
 //!
 //! Everything the loop reports is an [`Event`]; nothing here prints.
 
 mod attempt;
+mod infra;
 pub mod interrupt;
 pub mod orphans;
 mod prepare;
@@ -238,9 +242,18 @@ impl Run {
         if !unproven.is_empty() {
             self.events.emit(Event::UnprovenPasses { tasks: unproven });
         }
+        let failed: Vec<String> = self
+            .record
+            .state
+            .tasks
+            .iter()
+            .filter(|t| t.status == Status::Failed)
+            .map(|t| t.id.clone())
+            .collect();
         self.events.emit(Event::RunFinished {
             complete,
             display: self.ctx.display.clone(),
+            failed,
         });
         if let Some(error) = self.stop.take() {
             return Err(error);

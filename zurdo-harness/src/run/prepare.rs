@@ -276,14 +276,25 @@ impl Run {
                 ok: outcome.is_ok(),
                 warnings: outcome.as_ref().cloned().unwrap_or_default(),
             });
-            if let Err(message) = outcome {
-                return Err(Error::new(
-                    ErrorKind::Probe,
-                    format!(
-                        "model probe failed for `{model}` ({}): {message}",
-                        provider.name()
-                    ),
-                ));
+            match outcome {
+                Ok(_) => {}
+                // Not the model: the CLI cannot work at all, as an attempt
+                // would find (exit 5).
+                Err(probe::ProbeError::Agent(failure)) => {
+                    return Err(Error::new(
+                        ErrorKind::Agent,
+                        failure.stop_message(&self.ctx.display),
+                    ))
+                }
+                Err(probe::ProbeError::Model(message)) => {
+                    return Err(Error::new(
+                        ErrorKind::Probe,
+                        format!(
+                            "model probe failed for `{model}` ({}): {message}",
+                            provider.name()
+                        ),
+                    ))
+                }
             }
         }
         Ok(())

@@ -1,13 +1,40 @@
 //! The model probe: before any task, each distinct model is asked for one
-//! word through its CLI, so an unknown, plan-gated or unauthenticated model
-//! stops the run (exit 4) before anything is spent, quoting the CLI's own
-//! message. The vocabulary canary and the usage-gap check read the same
-//! stream.
+//! word through its CLI, so an unknown or plan-gated model stops the run
+//! (exit 4) before anything is spent, quoting the CLI's own message; a CLI
+//! that cannot work at all (not logged in, out of quota, no network, not
+//! installed: `agent::failure`) stops it as an attempt would (exit 5). The
+//! vocabulary canary and the usage-gap check read the same stream.
 
 use std::path::Path;
 use std::time::Duration;
 
+use crate::agent::failure::{FailureKind, InfraFailure};
 use crate::agent::{invoke, vocabulary, Provider};
+
+/// Why a probe failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ProbeError {
+    /// The CLI cannot work, whatever the model.
+    Agent(InfraFailure),
+    /// The CLI cannot answer with this model (or failed in a way nothing
+    /// explains): what it said.
+    Model(String),
+}
+
+impl std::fmt::Display for ProbeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ProbeError::Agent(failure) => write!(
+                f,
+                "{} (the CLI says: {}); {}",
+                failure.kind.headline(),
+                failure.message,
+                failure.remedy()
+            ),
+            ProbeError::Model(message) => f.write_str(message),
+        }
+    }
+}
 
 /// What a probe prompt starts with (the stand-in agents recognise it).
 pub const PROBE_PREFIX: &str = "zurdo-probe:";
@@ -23,26 +50,25 @@ pub fn probe(
     model: &str,
     dir: &Path,
     on_spawn: impl FnOnce(u32),
-) -> Result<Vec<String>, String> {
+) -> Result<Vec<String>, ProbeError> {
     let prompt = format!("{PROBE_PREFIX} reply with the single word OK and nothing else.");
     let invocation = invoke::command_line(provider, command, model, &prompt, dir);
-    let outcome =
-        invoke::run_observed(provider, &invocation, PROBE_TIMEOUT, on_spawn).map_err(|e| {
-            format!(
-            "cannot start `{command}`: {e} (is the {} CLI installed? see [providers.{}] command)",
-            provider.default_command(),
-            provider.name()
-        )
-        })?;
+    let outcome = invoke::run_observed(provider, &invocation, PROBE_TIMEOUT, on_spawn)
+        .map_err(|e| ProbeError::Agent(InfraFailure::not_started(provider, command, &e)))?;
+    if let Some(failure) = outcome.failure.clone() {
+        if failure.kind != FailureKind::ModelUnavailable {
+            return Err(ProbeError::Agent(failure));
+        }
+    }
     if outcome.timed_out {
-        return Err(format!(
+        return Err(ProbeError::Model(format!(
             "no answer within {}s (no network or no credentials?)",
             PROBE_TIMEOUT.as_secs()
-        ));
+        )));
     }
     let report = &outcome.report;
     if let Some(error) = &report.error {
-        return Err(format!("the CLI says: {}", error.trim()));
+        return Err(ProbeError::Model(format!("the CLI says: {}", error.trim())));
     }
     if outcome.exit_code != Some(0) {
         let stderr = String::from_utf8_lossy(&outcome.stderr);
@@ -53,7 +79,7 @@ pub fn probe(
             .unwrap_or("")
             .trim()
             .to_string();
-        return Err(format!(
+        return Err(ProbeError::Model(format!(
             "exited with {}{}",
             outcome
                 .exit_code
@@ -63,7 +89,7 @@ pub fn probe(
             } else {
                 format!(": {last}")
             }
-        ));
+        )));
     }
     let mut warnings = Vec::new();
     if vocabulary::canary_silent(report) {

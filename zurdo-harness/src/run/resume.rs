@@ -81,6 +81,7 @@ pub(super) fn reconcile(dir: &StateDir, state: &RunState, events: &Events) {
         task,
         attempt,
         cause: DropCause::Interrupted,
+        failure: None,
     });
 }
 

@@ -225,10 +225,11 @@ impl InfraFailure {
             }
             (kind, _) => kind.headline().to_string(),
         };
-        let said = if self.message.is_empty() {
-            String::new()
-        } else {
-            format!(" (the CLI said: {})", self.message)
+        let said = match (self.kind, self.message.is_empty()) {
+            (_, true) => String::new(),
+            // The system's words, not the CLI's: it never ran.
+            (FailureKind::CliMissing, false) => format!(" ({})", self.message),
+            (_, false) => format!(" (the CLI said: {})", self.message),
         };
         format!(
             "{}: {headline}{said}; {}, then `zurdo run {prd}` resumes (no attempt was charged)",
