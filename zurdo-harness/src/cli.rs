@@ -150,6 +150,12 @@ pub struct RunArgs {
     /// Do not probe the models before the first task.
     #[arg(long)]
     pub skip_model_check: bool,
+
+    /// Give failed tasks a fresh attempt budget (their history kept) and
+    /// unblock the tasks they blocked: for when what failed them is gone
+    /// (a login, a quota, a fixed criterion).
+    #[arg(long, conflicts_with = "reset")]
+    pub retry_failed: bool,
 }
 
 #[derive(Debug, Args)]

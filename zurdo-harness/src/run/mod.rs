@@ -60,6 +60,9 @@ pub struct Options {
     pub no_prompt: bool,
     /// Skip the model probe.
     pub skip_model_check: bool,
+    /// Failed tasks back to pending with a fresh attempt budget (their
+    /// history kept), the tasks they blocked unblocked.
+    pub retry_failed: bool,
 }
 
 /// Runs a PRD, reporting live on stderr.

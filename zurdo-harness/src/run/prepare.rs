@@ -121,6 +121,9 @@ pub(super) fn prepare(
         }
     };
     let mut state = fix_policy(state, &dir, &mut config, &events)?;
+    if options.retry_failed {
+        resume::retry_failed(&mut state, &prd, &config, &events);
+    }
     let mut verifier = Verifier::new(&root, config.verification.clone())
         .map_err(|e| Error::invalid(format!("{}: {e}", root.display())))?
         .in_passes();

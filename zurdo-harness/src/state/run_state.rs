@@ -360,6 +360,10 @@ pub struct TaskState {
     /// Lessons injected into this task's prompts.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub lessons_injected: Vec<Injected>,
+    /// The attempts it had spent when `zurdo run --retry-failed` last gave
+    /// it a fresh budget: stalls count only the attempts after it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retried_after: Option<u32>,
 }
 
 impl TaskState {
