@@ -6,9 +6,9 @@ use serde_json::{json, Value};
 
 use super::argv::{self, choice, flag, many, val, ArgError, Mode, Opt, Parsed};
 use super::{
-    cwd, dir_arg, drive, emit, emit_raw, error_text, load_script, now_iso, piped_stdin,
-    shell_quote, stdin_is_tty, Agent, Auth, Ids, Invocation, ModelStatus, Op, Outcome, Tokens,
-    Tool, ToolEnd,
+    cwd, dir_arg, drive, emit, emit_raw, error_text, load_script, now_iso, now_ms, piped_stdin,
+    shell_quote, spelled_wait, stdin_is_tty, Agent, Auth, FailKind, Failing, Ids, Invocation,
+    ModelStatus, Op, Outcome, Tokens, Tool, ToolEnd,
 };
 
 const VERSION: &str = "0.171.0";
@@ -322,6 +322,50 @@ impl Codex {
         }
     }
 
+    /// No network, as real-runs/codex-json shows it: four reconnects, the
+    /// fallback to HTTPS, then `Reconnecting... waiting for network` again
+    /// and again, never a `turn.failed`: it waits for good (until killed,
+    /// or its stdout is gone).
+    fn offline(&mut self) -> u8 {
+        const LOOKUP: &str = "stream disconnected before completion: failed to lookup address information: Name does not resolve";
+        let websocket = || {
+            eprintln!(
+                "{} ERROR codex_api::endpoint::responses_websocket: failed to connect to Responses WebSocket stage=Unknown",
+                now_iso()
+            )
+        };
+        for n in 2..=5 {
+            websocket();
+            let message = format!("Reconnecting... {n}/5 ({LOOKUP})");
+            if self.json {
+                emit(&json!({"type": "error", "message": message}));
+            } else {
+                eprintln!("{message}");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        let id = self.item_id();
+        self.completed(json!({"id": id, "type": "error", "message": format!("Falling back from WebSockets to HTTPS transport. {LOOKUP}")}));
+        let waiting =
+            "Reconnecting... waiting for network (Connection failed: error sending request)";
+        loop {
+            websocket();
+            let line = if self.json {
+                super::json_line(&json!({"type": "error", "message": waiting}))
+            } else {
+                waiting.to_string()
+            };
+            let mut out = std::io::stdout().lock();
+            use std::io::Write;
+            if writeln!(out, "{line}").and_then(|()| out.flush()).is_err() {
+                // The reader is gone (codex exits 101 then).
+                return 101;
+            }
+            drop(out);
+            std::thread::sleep(std::time::Duration::from_secs(5));
+        }
+    }
+
     fn fail(&mut self, message: &str) -> u8 {
         if self.json {
             emit(&json!({"type": "error", "message": message}));
@@ -501,6 +545,30 @@ impl Agent for Codex {
             }
         }
         self.completed(item);
+    }
+
+    fn cannot_work(&mut self, inv: &Invocation, f: &Failing, _o: &Outcome) -> u8 {
+        match f.kind {
+            // openai/codex#8987.
+            FailKind::Quota => self.fail("Quota exceeded. Check your plan and billing details."),
+            FailKind::RateLimit => match f.resets_at {
+                // openai/codex#3124, #3899.
+                Some(at) => self.fail(&format!(
+                    "You've hit your usage limit. Upgrade to Pro (https://openai.com/chatgpt/pricing) or try again in {}.",
+                    spelled_wait(at.saturating_sub(now_ms() / 1000))
+                )),
+                // openai/codex#10550.
+                None => {
+                    let mut ids = Ids::new(&["codex-429", &inv.prompt]);
+                    let request = ids.uuid(4);
+                    self.fail(&format!(
+                        "exceeded retry limit, last status: 429 Too Many Requests, request id: {request}"
+                    ))
+                }
+            },
+            FailKind::Network => self.offline(),
+            FailKind::Auth | FailKind::Crash => self.auth_missing(inv),
+        }
     }
 
     fn finish(&mut self, _inv: &Invocation, o: &Outcome) -> u8 {
