@@ -95,11 +95,7 @@ pub fn lines(event: &Event) -> Vec<Line> {
                     "    not counted: {}: {}{}{}{}",
                     f.cli(),
                     f.kind.headline(),
-                    if f.message.is_empty() {
-                        String::new()
-                    } else {
-                        format!(" (the CLI said: {})", f.message)
-                    },
+                    f.quoted(),
                     if f.stopped {
                         "; stopped as soon as it said so"
                     } else {

@@ -463,7 +463,7 @@ fn claude_retrying_without_network_is_stopped_at_its_fourth_retry() {
         &r,
         &out,
         "network",
-        "zurdo: claude: no network (the CLI said: API retry, error unknown)",
+        "zurdo: claude: no network (the CLI said: api_retry with no HTTP status: error unknown)",
     );
 }
 
@@ -496,7 +496,7 @@ fn a_crashing_cli_stops_the_run() {
         &r,
         &out,
         "cli_crashed",
-        "zurdo: gemini: the CLI crashed (the CLI said: killed by signal 11 (SIGSEGV))",
+        "zurdo: gemini: the CLI crashed (killed by signal 11 (SIGSEGV))",
     );
 }
 

@@ -916,10 +916,11 @@ fn a_failed_model_probe_stops_before_any_task(cli: &'static str) {
     assert!(!s.root.join("out.txt").exists());
     assert!(!s.state_dir().join("lock").exists());
 
-    // --skip-model-check: no probe; the attempt runs (and meets the same
-    // unknown model, so the task fails — but the run got past the probe).
+    // --skip-model-check: no probe; the attempt runs and meets the same
+    // unknown model. A model the CLI cannot use is not the task's failure:
+    // the attempt is dropped, not counted, and the run stops (exit 5).
     let out = s.run(&["--skip-model-check"]);
-    assert_eq!(out.code, 1, "{out}");
+    assert_eq!(out.code, 5, "{out}");
     assert_eq!(s.probes().len(), 1, "no new probe");
     assert_eq!(s.agent_calls().len(), 1);
     assert!(
@@ -927,7 +928,18 @@ fn a_failed_model_probe_stops_before_any_task(cli: &'static str) {
         "{:?}",
         s.event_names()
     );
-    assert_eq!(s.task("task-out")["status"], "failed");
+    assert!(out.stderr.contains("the model is not available"), "{out}");
+    let task = s.task("task-out");
+    assert_eq!(
+        (task["status"].as_str(), task["attempts"].as_u64()),
+        (Some("pending"), Some(0))
+    );
+    let dropped = s
+        .events()
+        .into_iter()
+        .find(|e| e["event"] == "attempt_dropped")
+        .expect("attempt_dropped");
+    assert_eq!(dropped["failure"]["kind"], "model_unavailable");
 }
 
 // ---------------------------------------------------------------------------

@@ -225,17 +225,25 @@ impl InfraFailure {
             }
             (kind, _) => kind.headline().to_string(),
         };
-        let said = match (self.kind, self.message.is_empty()) {
-            (_, true) => String::new(),
-            // The system's words, not the CLI's: it never ran.
-            (FailureKind::CliMissing, false) => format!(" ({})", self.message),
-            (_, false) => format!(" (the CLI said: {})", self.message),
-        };
         format!(
-            "{}: {headline}{said}; {}, then `zurdo run {prd}` resumes (no attempt was charged)",
+            "{}: {headline}{}; {}, then `zurdo run {prd}` resumes (no attempt was charged)",
             self.cli(),
+            self.quoted(),
             self.remedy()
         )
+    }
+
+    /// The message as the run quotes it: ` (the CLI said: …)`, or ` (…)`
+    /// when the words are the system's or zurdo's (a CLI that never ran,
+    /// one that died: `killed by signal 11`), or nothing.
+    pub fn quoted(&self) -> String {
+        match (self.kind, self.message.is_empty()) {
+            (_, true) => String::new(),
+            (FailureKind::CliMissing | FailureKind::CliCrashed, false) => {
+                format!(" ({})", self.message)
+            }
+            (_, false) => format!(" (the CLI said: {})", self.message),
+        }
     }
 }
 

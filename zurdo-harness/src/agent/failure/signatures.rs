@@ -228,7 +228,7 @@ pub static SIGNATURES: &[Signature] = &[
                     (&["error_status"], Is::Absent),
                 ],
             ),
-            &[Text::Prefixed("API retry, error ", &["error"])],
+            &[Text::Prefixed("api_retry with no HTTP status: error ", &["error"])],
             "real-runs/claude-fakekey-long: 10 `system`/`api_retry` with `error_status: null` (no HTTP answer), then ConnectionRefused after 3 min",
         )
     },

@@ -165,7 +165,7 @@ fn vectors() -> Vec<Vector> {
         v("claude spend limit", Anthropic, (CLAUDE_SPEND, ""), Some(1), Some(QuotaExhausted), "monthly spend limit"),
         v("claude connection refused", Anthropic, (r#"{"type":"result","subtype":"success","is_error":true,"result":"API Error: Unable to connect to API (ConnectionRefused)"}
 "#, ""), Some(1), Some(Network), "Unable to connect to API"),
-        v("claude-fakekey-long", Anthropic, run!("claude-fakekey-long"), Some(1), Some(Network), "API retry"),
+        v("claude-fakekey-long", Anthropic, run!("claude-fakekey-long"), Some(1), Some(Network), "api_retry with no HTTP status: error unknown"),
         // ----- codex
         v("codex-json", OpenAi, run!("codex-json"), None, Some(Network), "Reconnecting... waiting for network (Connection failed: error sending request)"),
         v("codex-json-long", OpenAi, run!("codex-json-long"), None, Some(Network), "waiting for network"),
