@@ -655,6 +655,89 @@ mod tests {
     }
 
     #[test]
+    fn an_agent_that_cannot_work_reads_as_its_cause_not_a_failure() {
+        use crate::agent::failure::{FailureKind, InfraFailure};
+        use crate::agent::Provider;
+        let failure = InfraFailure {
+            tool_calls: 3,
+            stopped: true,
+            ..InfraFailure::new(
+                FailureKind::Network,
+                Provider::OpenAi,
+                "Reconnecting... waiting for network (Connection failed: error sending request)",
+            )
+        };
+        let dropped = Event::AttemptDropped {
+            task: "task-1".into(),
+            attempt: 2,
+            cause: DropCause::AgentUnavailable,
+            failure: Some(failure),
+        };
+        assert_eq!(
+            text(&dropped),
+            "    not counted: codex: no network (the CLI said: Reconnecting... waiting for network (Connection failed: error sending request)); stopped as soon as it said so; the work of its 3 tool calls stays in the tree, unverified"
+        );
+        let json = serde_json::to_value(&dropped).expect("json");
+        assert_eq!(json["cause"], "agent_unavailable");
+        assert_eq!(json["failure"]["kind"], "network");
+        let back: Event = serde_json::from_value(json).expect("reads back");
+        assert_eq!(back, dropped);
+        // An old log's line still reads (no failure field).
+        let old: Event = serde_json::from_str(
+            r#"{"event":"attempt_dropped","task":"t","attempt":1,"cause":"agent_not_started"}"#,
+        )
+        .expect("reads");
+        assert!(matches!(old, Event::AttemptDropped { failure: None, .. }));
+
+        let wait = Event::RateLimitWait {
+            task: "task-1".into(),
+            attempt: 2,
+            cli: "claude".into(),
+            seconds: 95,
+            until: "2026-04-28T22:03:00Z".into(),
+            known: true,
+            round: 1,
+            rounds: 3,
+        };
+        assert_eq!(
+            text(&wait),
+            "    claude is rate limited: waiting 1:35 (until 2026-04-28T22:03:00Z), then attempt 2 again, not counted (wait 1 of at most 3; Ctrl-C stops)"
+        );
+        assert_eq!(
+            text(&Event::StillWaiting {
+                task: "task-1".into(),
+                seconds_left: 3700
+            }),
+            "    still waiting: 1:01:40 left"
+        );
+        assert_eq!(
+            text(&Event::AgentProgress {
+                task: "task-1".into(),
+                attempt: 1,
+                elapsed_s: 180,
+                tool_calls: 7,
+                last: Some("Bash cargo test".into()),
+            }),
+            "    still working: 3:00 elapsed, 7 tool calls; last: Bash cargo test"
+        );
+        assert_eq!(
+            text(&Event::FailedRetried {
+                tasks: vec!["task-a".into()],
+                unblocked: vec!["task-b".into(), "task-c".into()],
+            }),
+            "zurdo: --retry-failed: task-a back to pending with a fresh attempt budget (history kept); unblocked: task-b, task-c"
+        );
+        assert_eq!(
+            text(&Event::RunFinished {
+                complete: true,
+                display: "prds/x.md".into(),
+                failed: Vec::new(),
+            }),
+            ""
+        );
+    }
+
+    #[test]
     fn lines_read_as_the_loop_always_printed_them() {
         let finished = Event::AgentFinished {
             task: "task-1".into(),
