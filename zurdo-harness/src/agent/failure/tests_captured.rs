@@ -219,6 +219,11 @@ fn vectors() -> Vec<Vector> {
 {"type":"item.completed","item":{"id":"item_0","type":"agent_message","text":"ok"}}
 {"type":"turn.completed","usage":{"input_tokens":10,"cached_input_tokens":0,"output_tokens":3}}
 "#, ""), Some(0), None, ""),
+        v("gemini retried a 429, recovered, then failed on its own", Google, (r#"{"type":"init","model":"gemini-2.5-pro"}
+{"type":"tool_use","tool_name":"run_shell_command","tool_id":"r1","parameters":{"command":"cargo test"}}
+{"type":"tool_result","tool_id":"r1","status":"error","error":{"type":"exit","message":"exit code 101"}}
+{"type":"result","status":"error","error":{"type":"FatalToolExecutionError","message":"Tool execution failed"},"stats":{}}
+"#, "Attempt 1 failed with status 429. Retrying with backoff... ApiError: {\"error\":{\"code\":429,\"message\":\"Resource has been exhausted (e.g. check quota).\",\"status\":\"RESOURCE_EXHAUSTED\"}}\n"), Some(1), None, ""),
         v("gemini turn limit", Google, ("", "Reached max session turns for this session. Increase the number of turns by specifying maxSessionTurns in settings.json.\n"), Some(53), None, ""),
         v("codex public capture", OpenAi, (include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/streams/public-codex-stream-output-2.jsonl")), ""), Some(0), None, ""),
     ]

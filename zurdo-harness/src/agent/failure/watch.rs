@@ -50,6 +50,9 @@ struct Found {
     retry_after: Option<i64>,
     /// Its order among sightings.
     seq: u64,
+    /// Seen on a line of text (stderr, or stdout that is not JSON) rather
+    /// than in the stream's events, its verdict or the exit code.
+    on_a_line: bool,
 }
 
 /// Reads one agent run's output as it arrives.
@@ -223,7 +226,7 @@ impl Watcher {
                 .and_then(|v| v.as_i64().or_else(|| v.as_f64().map(|f| f as i64)))
                 .or_else(|| self.retry_in_words(sig.kind, &message));
             hit.push(i);
-            self.sighting(i, sig, message, retry_after);
+            self.sighting(i, sig, message, retry_after, false);
         }
         if on_stdout {
             // The CLI moved on: a run of retry notices is broken.
@@ -245,7 +248,7 @@ impl Watcher {
             };
             if contains_all(line, words) {
                 let retry_after = self.retry_in_words(sig.kind, line);
-                self.sighting(i, sig, one_line(line), retry_after);
+                self.sighting(i, sig, one_line(line), retry_after, true);
             }
         }
         if self.crash.is_none() && CRASH_WORDS.iter().any(|w| line.contains(w)) {
@@ -259,13 +262,21 @@ impl Watcher {
             .flatten()
     }
 
-    fn sighting(&mut self, i: usize, sig: &Signature, message: String, retry_after: Option<i64>) {
+    fn sighting(
+        &mut self,
+        i: usize,
+        sig: &Signature,
+        message: String,
+        retry_after: Option<i64>,
+        on_a_line: bool,
+    ) {
         self.seq += 1;
         let found = Found {
             kind: sig.kind,
             message,
             retry_after,
             seq: self.seq,
+            on_a_line,
         };
         let stop = match sig.weight {
             Weight::Final => sig.stop,
@@ -341,7 +352,7 @@ impl Watcher {
                 if let (Sign::Text(words), Weight::Final) = (sig.sign, sig.weight) {
                     if contains_all(&error, words) {
                         let retry_after = self.retry_in_words(sig.kind, &error);
-                        self.sighting(i, sig, one_line(&error), retry_after);
+                        self.sighting(i, sig, one_line(&error), retry_after, false);
                     }
                 }
             }
@@ -350,16 +361,24 @@ impl Watcher {
             for (i, sig) in self.table().collect::<Vec<_>>() {
                 if matches!(sig.sign, Sign::Exit(c) if c == code) {
                     let message = ended.report.error.as_deref().unwrap_or("").to_string();
-                    self.sighting(i, sig, one_line(&message), None);
+                    self.sighting(i, sig, one_line(&message), None, false);
                 }
             }
         }
+        // A line of text says what went wrong only when it is the CLI's
+        // whole account (it printed no event stream). With a stream, the
+        // stream's own verdict decides (the vocabulary already takes the
+        // last stderr error line when the stream never ended): a notice a
+        // CLI printed and then recovered from is not the cause of a later,
+        // unrelated failure.
+        let streamed = self.live.events() > 0;
         let finals: Vec<(usize, &Found)> = self
             .found
             .iter()
             .enumerate()
             .filter(|(i, f)| f.is_some() && SIGNATURES[*i].weight == Weight::Final)
             .filter_map(|(i, f)| f.as_ref().map(|f| (i, f)))
+            .filter(|(_, f)| !(streamed && f.on_a_line))
             .collect();
         let chosen = finals
             .iter()
