@@ -46,6 +46,15 @@ pub(super) fn rate_limit_wait(
     }
 }
 
+/// A duration as the config writes it: `15m`, `1h`, `90s`.
+fn setting(d: Duration) -> String {
+    match d.as_secs() {
+        s if s > 0 && s % 3600 == 0 => format!("{}h", s / 3600),
+        s if s > 0 && s % 60 == 0 => format!("{}m", s / 60),
+        s => format!("{s}s"),
+    }
+}
+
 impl Run {
     /// After an attempt whose agent CLI could not work: waits out a rate
     /// limit and returns true (the same attempt runs again), or sets the
@@ -76,10 +85,7 @@ impl Run {
         }
         let mut message = failure.stop_message(&self.ctx.display);
         if failure.kind == FailureKind::RateLimited {
-            let cap_text = format!(
-                "[defaults] rate_limit_wait is {}",
-                crate::event::render::clock(cap.as_secs())
-            );
+            let cap_text = format!("[defaults] rate_limit_wait is {}", setting(cap));
             message.push_str(&match failure.retry_in(now) {
                 _ if *waits >= MAX_WAITS => {
                     format!("; it was still rate limited after {MAX_WAITS} waits")
@@ -158,6 +164,9 @@ mod tests {
             Some((Duration::from_secs(45), false)),
             "within the cap"
         );
+        assert_eq!(setting(Duration::from_secs(900)), "15m");
+        assert_eq!(setting(Duration::from_secs(7200)), "2h");
+        assert_eq!(setting(Duration::from_secs(90)), "90s");
         for kind in [
             FailureKind::AuthFailed,
             FailureKind::QuotaExhausted,

@@ -387,9 +387,8 @@ fn a_rate_limit_past_the_wait_cap_stops_and_says_until_when() {
     );
     assert!(out.stderr.contains("or try again in 2 hours."), "{out}");
     assert!(
-        out.stderr.contains(
-            "that is a longer wait than zurdo makes ([defaults] rate_limit_wait is 1:00)"
-        ),
+        out.stderr
+            .contains("that is a longer wait than zurdo makes ([defaults] rate_limit_wait is 1m)"),
         "{out}"
     );
     assert!(r.events("rate_limit_wait").is_empty());
