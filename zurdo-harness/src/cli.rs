@@ -82,6 +82,29 @@ pub enum Command {
     /// agents; the zurdo-standin crate): `zurdo stand-in <claude|codex|copilot|gemini> <that CLI's args>…`.
     #[command(hide = true, disable_help_flag = true, disable_version_flag = true)]
     StandIn(StandInArgs),
+
+    /// The agent CLI's parent, which kills whatever the agent started when
+    /// zurdo goes away (`zurdo __sentinel -- <cli> <args>…`; started by
+    /// zurdo itself, never by hand).
+    #[command(
+        name = "__sentinel",
+        hide = true,
+        disable_help_flag = true,
+        disable_version_flag = true
+    )]
+    Sentinel(SentinelArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct SentinelArgs {
+    /// The agent CLI and its arguments.
+    #[arg(
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        required = true,
+        value_name = "CLI"
+    )]
+    pub command: Vec<std::ffi::OsString>,
 }
 
 /// Output formats.

@@ -17,6 +17,9 @@ fn main() -> ExitCode {
     // A same-user process (an agent's leftovers, a criterion walking up
     // /proc) must not read the environment zurdo keeps from the criteria.
     zurdo::exec::protect_own_environment();
+    // Every agent CLI runs under a sentinel (this binary again): nothing an
+    // agent starts outlives zurdo, even a `kill -9` of zurdo.
+    zurdo_harness::agent::sentinel::enable("/proc/self/exe");
     let cli = cli::Cli::parse();
     let outcome = match cli.command {
         cli::Command::Validate(args) => commands::validate::run(&args),
@@ -31,6 +34,10 @@ fn main() -> ExitCode {
         cli::Command::Lumen(command) => commands::lumen::run(&command),
         cli::Command::Vela(command) => commands::vela::run(&command),
         // A fake CLI ends with that CLI's own exit codes.
+        cli::Command::Sentinel(args) => match args.command.split_first() {
+            Some((program, rest)) => zurdo_harness::agent::sentinel::main(program, rest),
+            None => return ExitCode::from(2),
+        },
         cli::Command::StandIn(args) => {
             return ExitCode::from(zurdo_standin::main(&args.cli, &args.args))
         }

@@ -4,7 +4,7 @@
 //! timeout, and its event stream read through the shared vocabulary.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::Duration;
 
 use zurdo::exec::{self, Ending};
@@ -263,20 +263,12 @@ pub fn run_observed(
     timeout: Duration,
     on_spawn: impl FnOnce(u32),
 ) -> std::io::Result<Outcome> {
-    let mut command = Command::new(&invocation.program);
-    // The agent dies with zurdo: its own process group (needed for the
-    // timeout) keeps a `kill -9` of zurdo from reaching it otherwise.
-    // SAFETY: the closure runs between fork and exec and only calls prctl,
-    // which is async-signal-safe.
-    unsafe {
-        use std::os::unix::process::CommandExt;
-        command.pre_exec(|| {
-            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-            Ok(())
-        });
-    }
+    // The CLI runs under a sentinel (see [`super::sentinel`]): nothing it
+    // starts outlives zurdo, even a `kill -9` of zurdo. A CLI that cannot
+    // be started is said here, as spawning it directly would.
+    resolve(&invocation.program, &invocation.dir)?;
+    let (mut command, _watch) = super::sentinel::wrap(&invocation.program, &invocation.args)?;
     command
-        .args(&invocation.args)
         .envs(invocation.env.iter().map(|(k, v)| (k, v)))
         .current_dir(&invocation.dir)
         .stdin(match &invocation.stdin {
@@ -302,6 +294,35 @@ pub fn run_observed(
         stderr: finished.stderr,
         report,
     })
+}
+
+/// Where `program` would be found by the sentinel (run in `dir`, with
+/// zurdo's `PATH`): an error like spawning it would give when it would not
+/// be (`No such file or directory`, `Permission denied`).
+fn resolve(program: &str, dir: &Path) -> std::io::Result<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let runnable =
+        |p: &Path| std::fs::metadata(p).map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0);
+    let candidates: Vec<PathBuf> = if program.contains('/') {
+        vec![dir.join(program)]
+    } else {
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+            .map(|d| dir.join(d).join(program))
+            .collect()
+    };
+    let mut denied = false;
+    for candidate in candidates {
+        match runnable(&candidate) {
+            Ok(true) => return Ok(candidate),
+            Ok(false) => denied = true,
+            Err(_) => {}
+        }
+    }
+    Err(std::io::Error::from_raw_os_error(if denied {
+        libc::EACCES
+    } else {
+        libc::ENOENT
+    }))
 }
 
 #[cfg(test)]

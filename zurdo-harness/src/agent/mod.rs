@@ -2,6 +2,7 @@
 //! read, and how one attempt is run.
 
 pub mod invoke;
+pub mod sentinel;
 pub mod vocabulary;
 
 use serde::{Deserialize, Serialize};
