@@ -21,6 +21,9 @@ pub enum Exit {
     /// Drift: the PRD changed since its run state was written, a model
     /// probe failed, or the agent's CLI could not be started.
     Drift,
+    /// Stopped now by a signal: `128 + signal` (130 a second Ctrl-C, 143
+    /// SIGTERM, 129 SIGHUP).
+    Signaled(u8),
 }
 
 impl Exit {
@@ -32,6 +35,7 @@ impl Exit {
             Exit::Invalid => 2,
             Exit::Refused => 3,
             Exit::Drift => 4,
+            Exit::Signaled(code) => code,
         }
     }
 
@@ -66,6 +70,8 @@ pub enum ErrorKind {
     Agent,
     /// An operation did not succeed (vela could not start or stop).
     Failed,
+    /// A run stopped now by a signal; the exit code is `128 + signal`.
+    Stopped(u8),
 }
 
 impl ErrorKind {
@@ -76,6 +82,7 @@ impl ErrorKind {
             ErrorKind::LockHeld | ErrorKind::Standing => Exit::Refused,
             ErrorKind::Drift | ErrorKind::Probe | ErrorKind::Agent => Exit::Drift,
             ErrorKind::Failed => Exit::Failed,
+            ErrorKind::Stopped(code) => Exit::Signaled(code),
         }
     }
 }
@@ -149,6 +156,7 @@ mod tests {
         assert_eq!(code(ErrorKind::Probe), 4);
         assert_eq!(code(ErrorKind::Agent), 4);
         assert_eq!(code(ErrorKind::Failed), 1);
+        assert_eq!(code(ErrorKind::Stopped(143)), 143);
         assert_eq!((Exit::Ok.code(), Exit::ok_if(false).code()), (0, 1));
         let e = Error::io(Path::new("/x/y"), "cannot write", "denied");
         assert_eq!(e.to_string(), "cannot write /x/y: denied");

@@ -580,10 +580,16 @@ pub enum Event {
         /// Why.
         error: String,
     },
-    /// The first Ctrl-C (or SIGTERM): the current iteration finishes.
+    /// The first Ctrl-C: the current iteration finishes.
     StopRequested,
-    /// The second: the agent is killed and zurdo exits now.
-    StoppedNow,
+    /// A stop now (a second Ctrl-C, SIGTERM, SIGHUP): the agent and every
+    /// process zurdo started are killed, the attempt is dropped, the state
+    /// written, the lock released.
+    StoppedNow {
+        /// The signal (`SIGINT`, `SIGTERM`, `SIGHUP`; absent in old logs).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        signal: Option<String>,
+    },
 
     // ----- records that could not be kept
     /// A state file could not be written (the run goes on).

@@ -469,10 +469,12 @@ pub fn lines(event: &Event) -> Vec<Line> {
             Warn,
             "\nzurdo: stopping after this iteration (Ctrl-C again to stop now)".to_string(),
         ),
-        Event::StoppedNow => one(
+        Event::StoppedNow { signal } => one(
             Warn,
-            "\nzurdo: stopped; `zurdo run` again resumes (the interrupted attempt is not counted)"
-                .to_string(),
+            format!(
+                "\nzurdo: stopping now{}: the running agent and criteria are killed; `zurdo run` again resumes (the interrupted attempt is not counted)",
+                signal.as_ref().map_or(String::new(), |s| format!(" ({s})"))
+            ),
         ),
         Event::CannotWrite { path, error } => {
             one(Warn, format!("warning: cannot write {path}: {error}"))

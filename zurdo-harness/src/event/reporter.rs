@@ -71,7 +71,7 @@ impl Reporter {
     pub fn report(&mut self, event: &Event) {
         if matches!(
             event,
-            Event::AgentFinished { .. } | Event::AgentNotStarted { .. } | Event::StoppedNow
+            Event::AgentFinished { .. } | Event::AgentNotStarted { .. } | Event::StoppedNow { .. }
         ) {
             self.spinner = None;
         }

@@ -46,7 +46,12 @@ impl Run {
             max,
             model: model.to_string(),
         });
-        let Some(agent) = self.run_agent(task, attempt, model, &prompt) else {
+        let agent = self.run_agent(task, attempt, model, &prompt);
+        if self.stopped_now().is_some() {
+            // Stopped now: the agent was killed; nothing of the attempt counts.
+            return self.dropped_now(task, attempt);
+        }
+        let Some(agent) = agent else {
             // Not the task's failure: the attempt is not counted, and the
             // run stops (a resume retries it once the CLI can start).
             self.events.emit(Event::AttemptDropped {
@@ -57,6 +62,10 @@ impl Run {
             return None;
         };
         let verification = self.verify(task, attempt);
+        if self.stopped_now().is_some() {
+            // The criteria were killed mid-way: no verdict to record.
+            return self.dropped_now(task, attempt);
+        }
         let header = Header {
             attempt,
             model: model.to_string(),
@@ -72,6 +81,16 @@ impl Run {
             agent.narrative.as_deref(),
         );
         self.keep(task, attempt, &verification, recorded)
+    }
+
+    /// An attempt a stop now cut short: dropped, not counted.
+    fn dropped_now(&mut self, task: &Task, attempt: u32) -> Option<(Status, Settled)> {
+        self.events.emit(Event::AttemptDropped {
+            task: task.id.clone(),
+            attempt,
+            cause: DropCause::Interrupted,
+        });
+        None
     }
 
     /// The prompt of `attempt`: the task, the last failure when retrying,

@@ -160,6 +160,25 @@ impl Run {
         self.record.save(&self.events);
     }
 
+    /// The exit code of a stop now (a second Ctrl-C, SIGTERM, SIGHUP), once
+    /// one was asked for: nothing more of the step under way is recorded
+    /// (its agent and criteria were killed).
+    fn stopped_now(&self) -> Option<i32> {
+        self.interrupt.now()
+    }
+
+    /// The error a stop now ends the run with (its exit code `128 +
+    /// signal`).
+    fn stopped_error(&self, code: i32) -> Error {
+        Error::new(
+            crate::error::ErrorKind::Stopped(u8::try_from(code).unwrap_or(130)),
+            format!(
+                "stopped now (exit {code}); the interrupted attempt is not counted; `zurdo run {}` resumes",
+                self.ctx.display
+            ),
+        )
+    }
+
     fn execute(&mut self) -> Outcome {
         let count = self.ctx.prd.tasks.len();
         self.events.emit(Event::RunStarted {
@@ -209,6 +228,17 @@ impl Run {
     /// The end of a run: state, run-diff.patch, the report, the summary on
     /// stdout, and the exit status.
     fn finish(&mut self) -> Outcome {
+        if let Some(code) = self.stopped_now() {
+            // Quickly: the state, nothing left running, the lock (dropped
+            // with the run).
+            orphans::kill_leftovers();
+            self.save();
+            self.events.emit(Event::RunFinished {
+                complete: false,
+                display: self.ctx.display.clone(),
+            });
+            return Err(self.stopped_error(code));
+        }
         self.guard_at_end();
         // Nothing zurdo started outlives the run.
         orphans::kill_leftovers();

@@ -151,7 +151,7 @@ pub(super) fn prepare(
             standing,
         },
         record: Record { dir, state },
-        interrupt: Interrupt::install(events.clone()),
+        interrupt: Interrupt::install(events.clone(), lock.releaser()),
         events,
         guards,
         lessons,
@@ -224,6 +224,9 @@ impl Run {
         }
         let checked = self.ctx.check_standing();
         self.end_pass("");
+        if let Some(code) = self.stopped_now() {
+            return Err(self.stopped_error(code));
+        }
         let broken = checked.map_err(|e| Error::new(ErrorKind::Standing, e))?;
         self.events.emit(Event::StandingPreflight {
             rules: self.ctx.standing.len(),
@@ -271,6 +274,9 @@ impl Run {
             self.interrupt.set_agent_group(0);
             // Nothing a probe started outlives it.
             super::orphans::kill_leftovers();
+            if let Some(code) = self.stopped_now() {
+                return Err(self.stopped_error(code));
+            }
             self.events.emit(Event::ModelProbe {
                 model: model.clone(),
                 ok: outcome.is_ok(),

@@ -97,6 +97,11 @@ impl Run {
             .map(|c| self.ctx.verifier.criterion(c))
             .collect();
         self.end_pass(&task.id);
+        if self.stopped_now().is_some() {
+            // Stopped now mid-way: the criteria were killed; pre-flight
+            // runs again on resume.
+            return false;
+        }
         // What the criteria write into frozen paths on their own (a build
         // output, a generated file): folded on later attempts, not caught.
         let frozen_writes = match (frozen_before, self.guards.snapshot(&frozen).ok()) {
