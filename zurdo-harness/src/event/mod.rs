@@ -686,3 +686,46 @@ impl Events {
         self.inner.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
+
+#[cfg(test)]
+mod documented {
+    /// Every event's name, as progress.log writes it, is in docs/run.md's
+    /// list (read from this file's own `Event` enum, so a new event cannot
+    /// be forgotten there).
+    #[test]
+    fn every_event_is_listed_in_docs_run_md() {
+        let source = include_str!("mod.rs");
+        let docs = include_str!("../../../docs/run.md");
+        let start = source.find("pub enum Event {").expect("the enum");
+        let body = &source[start..];
+        let end = body.find("\n}\n").expect("its end");
+        let mut missing = Vec::new();
+        let mut seen = 0;
+        for line in body[..end].lines() {
+            let Some(name) = line.strip_prefix("    ").filter(|l| !l.starts_with(' ')) else {
+                continue;
+            };
+            let name = name.trim_end_matches([',', '{', ' ']);
+            if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric()) {
+                continue;
+            }
+            let mut snake = String::new();
+            for (i, c) in name.chars().enumerate() {
+                if c.is_ascii_uppercase() {
+                    if i > 0 {
+                        snake.push('_');
+                    }
+                    snake.push(c.to_ascii_lowercase());
+                } else {
+                    snake.push(c);
+                }
+            }
+            seen += 1;
+            if !docs.contains(&format!("`{snake}`")) {
+                missing.push(snake);
+            }
+        }
+        assert!(seen > 40, "the enum was read: {seen} events");
+        assert!(missing.is_empty(), "not in docs/run.md: {missing:?}");
+    }
+}
