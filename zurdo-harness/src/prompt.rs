@@ -205,19 +205,27 @@ pub fn what_failed(
         }
         out.push('\n');
     }
-    if let Some(text) = narrative.filter(|t| !t.trim().is_empty()) {
-        let _ = writeln!(
-            out,
-            "## What you said last time (tail)\n\n{}\n",
-            tail_bytes(text.trim(), NARRATIVE_BUDGET)
-        );
-    }
+    out.push_str(&narrative_section(narrative));
     if out.len() > RETRY_BUDGET {
         let cut = zurdo_base::text::floor_char_boundary(&out, RETRY_BUDGET);
         out.truncate(cut);
         out.push_str("\n… [the rest of the failure report is cut to keep the prompt bounded]\n");
     }
     out
+}
+
+/// `## What you said last time (tail)`: the end of the agent's own
+/// narrative, bounded (empty without one). A retry whose criteria all
+/// passed (a frozen path, a standing rule or the clean room failed it)
+/// carries it too.
+pub fn narrative_section(narrative: Option<&str>) -> String {
+    match narrative.filter(|t| !t.trim().is_empty()) {
+        Some(text) => format!(
+            "## What you said last time (tail)\n\n{}\n\n",
+            tail_bytes(text.trim(), NARRATIVE_BUDGET)
+        ),
+        None => String::new(),
+    }
 }
 
 /// The last `budget` bytes of `text`, starting at a line when possible.
