@@ -103,7 +103,7 @@ fn the_demo_runs_in_a_git_repository() {
     let state = std::fs::read_dir(dir.join(".zurdo"))
         .expect(".zurdo")
         .flatten()
-        .find(|e| e.file_name().to_string_lossy().starts_with("demo-"))
+        .find(|e| e.file_name().to_string_lossy().starts_with("demo-") && e.path().is_dir())
         .expect("the demo's state")
         .path();
     let patch = read(&state.join("run-diff.patch"));
