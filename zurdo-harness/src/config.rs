@@ -571,6 +571,12 @@ env_allowlist = []           # extra environment variables [shell:] hints may se
 protected_paths = []         # globs no task may modify
 # zurdo_verify_env = true    # give criteria ZURDO_VERIFY=1 (off: nothing tells a criterion from a plain run)
 regression_guard = "run-end" # re-check passed tasks: "run-end", "each-task" (after every passing attempt) or "off"
+
+# The coverage gate (opt in): the share of a task's changed code lines its tests executed, read from
+# the reports the criteria's own commands write (lcov, Cobertura XML, coverage.py JSON, Go profiles).
+# [verification.coverage]
+# sources = ["coverage.json"]
+# threshold = 0.8
 verdict_surface = true       # a changed test config, conftest.py hook, or script or recipe a hint runs fails the attempt
 environment_surface = true   # a planted shim or startup hook for the hints' tools fails the attempt
 surface_exempt = []          # repository globs neither surface watches (a task that writes the test machinery)

@@ -36,6 +36,10 @@ pub fn document(v: &VerificationConfig) -> Value {
         "standing_budget_seconds": v.standing_budget_seconds,
         "clean_room": v.clean_room,
         "clean_room_image": clean_room_image(&v.clean_room),
+        "coverage": json!({
+            "sources": sorted(&v.coverage.sources),
+            "threshold": v.coverage.threshold,
+        }),
         "verdict_surface": v.verdict_surface,
         "verdict_surface_extra": sorted(&v.verdict_surface_extra),
         "environment_surface": v.environment_surface,

@@ -383,6 +383,14 @@ pub enum Event {
         /// Each finding.
         caught: Vec<crate::evidence::Caught>,
     },
+    /// The coverage gate could not measure a task's attempt (outside git,
+    /// say); the attempt is judged without it.
+    CoverageUnmeasured {
+        /// The task.
+        task: String,
+        /// Why.
+        why: String,
+    },
     /// The frozen-path hashing leg stands down: the globs match too many files.
     FrozenStandDown {
         /// The task.

@@ -274,6 +274,10 @@ pub fn lines(event: &Event) -> Vec<Line> {
             Warn,
             format!("warning: the verdict-surface walk stands down for {task}: the repository holds more than {max} entries ({seen} seen); only the surface files found at the task's start (and new ones beside them or at the root) are compared"),
         ),
+        Event::CoverageUnmeasured { task, why } => one(
+            Warn,
+            format!("warning: the coverage gate did not measure {task}: {why}"),
+        ),
         Event::FrozenStandDown { task, max, seen } => one(
             Warn,
             format!("warning: the frozen-path check stands down for {task}: its globs match more than {max} files ({seen} seen)"),

@@ -28,6 +28,14 @@ pub enum CaughtKind {
     CriterionWroteFrozen,
     /// A criterion of a task that had already passed no longer holds.
     Regressed,
+    /// Of the lines the task changed, the tests executed fewer than
+    /// `[verification.coverage] threshold`.
+    CoverageBelowThreshold,
+    /// A coverage report the gate reads is missing or unreadable.
+    CoverageSourceMissing,
+    /// A coverage report the gate reads was written before this
+    /// verification (it describes another tree).
+    CoverageSourceStale,
 }
 
 impl CaughtKind {
@@ -38,6 +46,9 @@ impl CaughtKind {
             CaughtKind::EnvironmentPlanted => "environment_planted",
             CaughtKind::CriterionWroteFrozen => "criterion_wrote_frozen",
             CaughtKind::Regressed => "regressed",
+            CaughtKind::CoverageBelowThreshold => "coverage_below_threshold",
+            CaughtKind::CoverageSourceMissing => "coverage_source_missing",
+            CaughtKind::CoverageSourceStale => "coverage_source_stale",
         }
     }
 }
@@ -103,6 +114,9 @@ mod tests {
             CaughtKind::EnvironmentPlanted,
             CaughtKind::CriterionWroteFrozen,
             CaughtKind::Regressed,
+            CaughtKind::CoverageBelowThreshold,
+            CaughtKind::CoverageSourceMissing,
+            CaughtKind::CoverageSourceStale,
         ] {
             let json = serde_json::to_value(kind).expect("serializes");
             assert_eq!(json, kind.name());

@@ -65,6 +65,9 @@ fn line(event: &Event) -> Option<String> {
         Event::PolicyRecordAltered { path } => format!(
             "{path} no longer matched the recorded policy (it was altered); the run-start [verification] was restored from policy.json or the run refused"
         ),
+        Event::CoverageUnmeasured { task, why } => {
+            format!("`{task}`: the coverage gate did not measure: {why}")
+        }
         Event::FrozenStandDown { task, max, seen } => format!(
             "`{task}`: the frozen-path hashing stood down ({seen} files, over {max})"
         ),

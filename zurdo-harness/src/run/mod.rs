@@ -17,6 +17,7 @@
 //! Everything the loop reports is an [`Event`]; nothing here prints.
 
 mod attempt;
+mod coverage;
 pub mod interrupt;
 pub mod orphans;
 mod prepare;

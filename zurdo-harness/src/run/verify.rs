@@ -119,6 +119,7 @@ impl Run {
     /// captured and the frozen files hashed before any criterion runs, the
     /// window closes after the last one.
     fn judge(&mut self, task: &Task) -> Verification {
+        let began = std::time::SystemTime::now();
         let state = self.record.task(&task.id);
         let verified_tree = self.guards.tree_now();
         let set = self.guards.frozen(task);
@@ -252,6 +253,9 @@ impl Run {
             // "each-task"); a regression fails this attempt.
             v.caught.extend(self.guard_earlier(task));
             self.end_pass(&task.id);
+            // The coverage gate: the changed lines the tests executed.
+            let gate = self.coverage_gate(task, v.verified_tree.as_deref(), began);
+            v.caught.extend(gate);
         }
         if v.passed_in_place() {
             v.clean_room =

@@ -8,6 +8,7 @@ mod common;
 mod baseline;
 mod baselines;
 mod confinement;
+mod coverage;
 mod detection;
 mod file_hints;
 mod frozen;
