@@ -78,6 +78,12 @@ pub enum Command {
     #[command(subcommand)]
     Vela(VelaCommand),
 
+    /// The bundled skills (zurdo-prd-author, zurdo-hint-debugger,
+    /// zurdo-state-summary): where they are installed and whether up to
+    /// date, and installing them into the providers' skill directories.
+    #[command(subcommand)]
+    Skills(SkillsCommand),
+
     /// A scripted stand-in for an agent CLI (the demo agent and the tests'
     /// agents; the zurdo-standin crate): `zurdo stand-in <claude|codex|copilot|gemini> <that CLI's args>…`.
     #[command(hide = true, disable_help_flag = true, disable_version_flag = true)]
@@ -221,6 +227,32 @@ pub enum ReportFormat {
     Markdown,
     /// The run state as JSON.
     Json,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SkillsCommand {
+    /// Each bundled skill and, for each provider's skill directory in this
+    /// repository, whether it is installed there: up to date, outdated, or
+    /// edited since zurdo installed it.
+    List {
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
+    /// Install a bundled skill (or all of them) into the skill directory of
+    /// every provider the config uses. An install someone edited is left
+    /// alone unless --force; a directory zurdo did not install, always.
+    Install {
+        /// The skill's name.
+        #[arg(value_name = "SKILL", required_unless_present = "all")]
+        name: Option<String>,
+        /// Every bundled skill.
+        #[arg(long, conflicts_with = "name")]
+        all: bool,
+        /// Replace installs someone edited.
+        #[arg(long)]
+        force: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]

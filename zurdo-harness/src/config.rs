@@ -38,6 +38,10 @@ pub struct Config {
     pub reason: ReasonConfig,
     /// `[vela] idle_minutes`: the watcher exits after this long with no change.
     pub vela_idle: Duration,
+    /// `[skills] search_paths`: more directories (relative to the
+    /// repository root, or absolute) where the pre-flight looks for the
+    /// skills tasks name in **Skills**.
+    pub skill_paths: Vec<PathBuf>,
     /// What changes verdicts.
     pub verification: VerificationConfig,
     /// Where the file was read from (`None`: the built-in defaults).
@@ -250,6 +254,16 @@ impl Config {
         )
         .map_err(|m| at(raw.vela.idle_minutes.span(), m))?;
         let vela_idle = Duration::from_secs(idle_minutes * 60);
+        let mut skill_paths = Vec::new();
+        for path in &raw.skills.search_paths {
+            if path.get_ref().trim().is_empty() || path.get_ref().contains('\0') {
+                return Err(at(
+                    path.span(),
+                    "[skills] search_paths holds an empty path: name a directory (relative to the repository root, or absolute)".into(),
+                ));
+            }
+            skill_paths.push(PathBuf::from(path.get_ref()));
+        }
         if reason.enabled && analyzer.is_none() && reasoner.is_none() {
             return Err(at(
                 raw.reason.enabled.span(),
@@ -266,6 +280,7 @@ impl Config {
             reasoner,
             reason,
             vela_idle,
+            skill_paths,
             verification,
             source: None,
         })
@@ -409,8 +424,17 @@ struct RawConfig {
     #[serde(default)]
     vela: RawVela,
     #[serde(default)]
+    skills: RawSkills,
+    #[serde(default)]
     #[allow(dead_code)]
     verification: toml::Table,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawSkills {
+    #[serde(default)]
+    search_paths: Vec<Spanned<String>>,
 }
 
 #[derive(Deserialize)]

@@ -7,6 +7,7 @@ pub mod lumen;
 pub mod reason;
 pub mod report;
 pub mod run;
+pub mod skills;
 pub mod state;
 pub mod validate;
 pub mod vela;

@@ -306,7 +306,12 @@ impl Run {
                         || home
                             .as_ref()
                             .is_some_and(|h| h.join(d).join(skill).is_dir())
-                });
+                }) || self
+                    .ctx
+                    .config
+                    .skill_paths
+                    .iter()
+                    .any(|p| root.join(p).join(skill).is_dir());
                 if !found {
                     self.events.emit(Event::SkillMissing {
                         skill: skill.clone(),

@@ -27,6 +27,7 @@ mod regression;
 mod report;
 mod resume_prompt;
 mod run;
+mod skills;
 mod snapshots;
 mod standin;
 mod standing;
