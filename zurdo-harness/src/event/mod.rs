@@ -80,6 +80,9 @@ pub enum Settled {
     /// It had passed, and its criteria no longer hold on the run's final
     /// tree.
     RegressedAfterSettle,
+    /// Every criterion held before any agent ran and `[verification]
+    /// require_red_first` is on.
+    Unproven,
 }
 
 /// Why an attempt was dropped without being counted.

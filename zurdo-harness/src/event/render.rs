@@ -529,6 +529,10 @@ fn settled_lines(settled: &Settled) -> Vec<Line> {
             Style::Bad,
             "  halted by diagnosis: further attempts would not help; the task fails".to_string(),
         ),
+        Settled::Unproven => (
+            Style::Warn,
+            "  unproven: every criterion held before any agent ran, and [verification] require_red_first asks for one that was red: nothing in this run proves the task".to_string(),
+        ),
         Settled::RegressedAfterSettle => (
             Style::Bad,
             "  failed: regressed after it passed (regressed_after_settle)".to_string(),

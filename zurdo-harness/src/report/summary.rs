@@ -59,12 +59,16 @@ pub fn table(state: &RunState) -> String {
     let preflight = state.tasks.iter().filter(|t| t.passed_at_preflight).count();
     let _ = writeln!(
         out,
-        "\n{} passed, {} passed-pending-review, {} failed, {} blocked-by-dependency, {} pending; {} passed at pre-flight (no agent ran)",
+        "\n{} passed, {} passed-pending-review, {} failed, {} blocked-by-dependency, {} pending{}; {} passed at pre-flight (no agent ran)",
         count(Status::Passed),
         count(Status::PassedPendingReview),
         count(Status::Failed),
         count(Status::BlockedByDependency),
         count(Status::Pending),
+        match count(Status::Unproven) {
+            0 => String::new(),
+            n => format!(", {n} unproven"),
+        },
         preflight,
     );
     let _ = writeln!(

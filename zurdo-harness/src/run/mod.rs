@@ -279,7 +279,7 @@ impl Run {
         let bad = self.record.state.tasks.iter().any(|t| {
             matches!(
                 t.status,
-                Status::Failed | Status::BlockedByDependency | Status::Pending
+                Status::Failed | Status::BlockedByDependency | Status::Pending | Status::Unproven
             )
         });
         Ok(Exit::ok_if(!bad))

@@ -142,6 +142,12 @@ impl Run {
             t.passed_at_preflight = true;
         }
         let manual_only = task.criteria.iter().all(zurdo::Criterion::is_manual_only);
+        // Red first: a criterion already green proves nothing about this
+        // run; with the option, a task with no red one is not passed.
+        if self.ctx.config.verification.require_red_first && !manual_only {
+            self.settle(task, Status::Unproven, Settled::Unproven);
+            return true;
+        }
         self.settle(
             task,
             Status::passed(manual),

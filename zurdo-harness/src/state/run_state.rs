@@ -65,6 +65,10 @@ pub enum Status {
     Failed,
     /// A task it depends on failed.
     BlockedByDependency,
+    /// Every criterion already held before any agent ran, and `[verification]
+    /// require_red_first` asks for at least one that was red then: nothing
+    /// in this run proves the task.
+    Unproven,
 }
 
 impl Status {
@@ -91,6 +95,7 @@ impl Status {
             Status::PassedPendingReview => "passed-pending-review",
             Status::Failed => "failed",
             Status::BlockedByDependency => "blocked-by-dependency",
+            Status::Unproven => "unproven",
         }
     }
 }

@@ -51,6 +51,10 @@ pub struct VerificationConfig {
     pub regression_guard: String,
     /// The coverage gate (`[verification.coverage]`): off without sources.
     pub coverage: CoverageConfig,
+    /// A criterion already green at pre-flight is no evidence for its task:
+    /// a task needs one that was red then and is green now, else it ends
+    /// `unproven` (default false: it passes with a warning).
+    pub require_red_first: bool,
     /// Compare the verdict surface at every attempt with the task's start:
     /// the files that decide how tests are found and judged (pytest's
     /// settings, `conftest.py` hooks, `Cargo.toml`'s test switches, the
@@ -149,6 +153,7 @@ impl Default for VerificationConfig {
             zurdo_verify_env: false,
             regression_guard: "run-end".to_string(),
             coverage: CoverageConfig::default(),
+            require_red_first: false,
             verdict_surface: true,
             verdict_surface_extra: Vec::new(),
             environment_surface: true,
