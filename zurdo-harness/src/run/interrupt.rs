@@ -2,17 +2,20 @@
 //! summary and leaves a cleanly resumable run; the second kills the running
 //! agent's process group and stops at once (the dropped iteration is
 //! reconciled from progress.log on resume, without counting an attempt).
+//! The model probes of a run's pre-flight run at once, each in a process
+//! group of its own: the second press kills every one of them.
 
-use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
+use crate::agent::invoke::Groups;
 use crate::event::{Event, Events};
 
 /// Shared interrupt state.
 #[derive(Debug, Clone, Default)]
 pub struct Interrupt {
     stop: Arc<AtomicBool>,
-    agent_group: Arc<AtomicI32>,
+    groups: Groups,
 }
 
 impl Interrupt {
@@ -30,10 +33,7 @@ impl Interrupt {
                 std::thread::spawn(move || {
                     for _ in signals.forever() {
                         if watched.stop.swap(true, Ordering::SeqCst) {
-                            let group = watched.agent_group.load(Ordering::SeqCst);
-                            if group > 0 {
-                                zurdo::exec::kill_group(group);
-                            }
+                            watched.groups.kill_all();
                             events.emit(Event::StoppedNow);
                             std::process::exit(130);
                         }
@@ -53,9 +53,14 @@ impl Interrupt {
         self.stop.load(Ordering::SeqCst)
     }
 
-    /// Records the running agent's process group (0: none).
+    /// Records the running agent's process group, alone (0: none).
     pub fn set_agent_group(&self, group: u32) {
-        self.agent_group
-            .store(i32::try_from(group).unwrap_or(0), Ordering::SeqCst);
+        self.groups.set(group);
+    }
+
+    /// The process groups a second stop kills (several at once while the
+    /// model probes run).
+    pub fn groups(&self) -> &Groups {
+        &self.groups
     }
 }
