@@ -130,7 +130,7 @@ pub fn lines(event: &Event) -> Vec<Line> {
             let mut lines = vec![if *ok {
                 line(Good, format!("zurdo: `{model}` answered ({secs:.1}s)"))
             } else {
-                line(Bad, format!("zurdo: `{model}` did not answer ({secs:.1}s)"))
+                line(Bad, format!("zurdo: `{model}` failed its probe ({secs:.1}s)"))
             }];
             lines.extend(warnings.iter().map(|w| line(Warn, format!("warning: {w}"))));
             lines
