@@ -456,6 +456,66 @@ mod tests {
         assert!([&c, &x, &p, &g].iter().all(|i| i.stdin.is_none()));
     }
 
+    fn sh(script: &str) -> Invocation {
+        Invocation {
+            program: "sh".into(),
+            args: vec!["-c".into(), script.into()],
+            env: Vec::new(),
+            dir: std::env::temp_dir(),
+            stdin: None,
+        }
+    }
+
+    #[test]
+    fn a_watcher_sees_each_line_as_it_arrives_and_can_stop_the_agent() {
+        let started = std::time::Instant::now();
+        let mut seen = Vec::new();
+        let mut watch = |stream: Stream, line: &str| {
+            seen.push((stream, line.to_string()));
+            line.contains("give up").then(|| line.to_string())
+        };
+        let out = run_watched(
+            Provider::OpenAi,
+            &sh("printf 'one\\ntwo'; echo ' halves'; echo 'I give up' >&2; sleep 30; echo never"),
+            Duration::from_secs(60),
+            |_| {},
+            &mut watch,
+        )
+        .expect("runs");
+        assert!(started.elapsed() < Duration::from_secs(10), "not killed");
+        assert_eq!(out.stopped.as_deref(), Some("I give up"));
+        assert_eq!(out.exit_code, None, "killed");
+        assert!(!out.timed_out);
+        assert_eq!(
+            seen,
+            [
+                (Stream::Stdout, "one".to_string()),
+                (Stream::Stdout, "two halves".to_string()),
+                (Stream::Stderr, "I give up".to_string()),
+            ]
+        );
+        // Without a watcher nothing stops it early, and `stopped` is None.
+        let out = run(Provider::OpenAi, &sh("echo done"), Duration::from_secs(60)).expect("runs");
+        assert_eq!((out.exit_code, out.stopped), (Some(0), None));
+    }
+
+    #[test]
+    fn groups_track_several_and_set_keeps_one() {
+        let g = Groups::default();
+        g.add(10);
+        g.add(0);
+        g.add(11);
+        assert_eq!(g.list(), [10, 11]);
+        g.remove(10);
+        assert_eq!(g.list(), [11]);
+        g.set(12);
+        assert_eq!(g.list(), [12]);
+        g.set(0);
+        assert!(g.list().is_empty());
+        g.add(u32::MAX);
+        assert!(g.list().is_empty(), "not a group id");
+    }
+
     #[test]
     fn a_prompt_too_long_for_an_argument_goes_on_stdin_each_clis_way() {
         let dir = Path::new("/repo");

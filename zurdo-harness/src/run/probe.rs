@@ -448,6 +448,69 @@ mod tests {
         }
     }
 
+    fn outcome(provider: Provider, stdout: &str, stderr: &str, timed_out: bool) -> Outcome {
+        Outcome {
+            exit_code: (!timed_out).then_some(1),
+            timed_out,
+            duration: Duration::from_secs(120),
+            stdout: stdout.as_bytes().to_vec(),
+            stderr: stderr.as_bytes().to_vec(),
+            report: vocabulary::read(provider, stdout, stderr),
+            stopped: None,
+        }
+    }
+
+    #[test]
+    fn a_timeout_quotes_the_clis_last_words_never_a_guess() {
+        let codex = outcome(
+            Provider::OpenAi,
+            capture!("codex-json.stdout"),
+            capture!("codex-json.stderr"),
+            true,
+        );
+        assert_eq!(
+            verdict(Provider::OpenAi, &codex).as_deref(),
+            Some("no answer within 120s; codex said last: Reconnecting... waiting for network (Connection failed: error sending request)")
+        );
+        // No stream: the last meaningful stderr line (codex's noise left out).
+        let quiet = outcome(
+            Provider::OpenAi,
+            "",
+            "WARNING: proceeding, even though we could not create PATH aliases: …\nstill thinking\nReading additional input from stdin...\n",
+            true,
+        );
+        assert_eq!(
+            verdict(Provider::OpenAi, &quiet).as_deref(),
+            Some("no answer within 120s; codex said last: still thinking")
+        );
+        let silent = outcome(Provider::Google, "", "", true);
+        assert_eq!(
+            verdict(Provider::Google, &silent).as_deref(),
+            Some("no answer within 120s, and gemini printed nothing")
+        );
+        // Stopped by the watcher: its words.
+        let stopped = Outcome {
+            stopped: Some("Reconnecting... waiting for network (x)".into()),
+            duration: Duration::from_millis(6100),
+            ..codex
+        };
+        assert_eq!(
+            verdict(Provider::OpenAi, &stopped).as_deref(),
+            Some("codex cannot reach its service and would keep retrying, so the probe stopped it after 6.1s; codex says: Reconnecting... waiting for network (x)")
+        );
+        // A CLI that ends with an error says so in its own words.
+        let claude = outcome(
+            Provider::Anthropic,
+            capture!("claude-streamjson.stdout"),
+            capture!("claude-streamjson.stderr"),
+            false,
+        );
+        assert_eq!(
+            verdict(Provider::Anthropic, &claude).as_deref(),
+            Some("the CLI says: Not logged in · Please run /login")
+        );
+    }
+
     #[test]
     fn codex_error_items_are_notices() {
         let text = capture!("codex-json-long.stdout");
