@@ -202,7 +202,9 @@ pub(crate) fn drive(inv: &Invocation, model_names: &[&str], agent: &mut dyn Agen
             .append(true)
             .open(&log)
         {
-            let _ = writeln!(f, "{line}");
+            // One write of the whole line: invocations running at once (a
+            // run's probes) append to the same log without interleaving.
+            let _ = f.write_all(format!("{line}\n").as_bytes());
         }
     };
     if script.auth == Auth::Missing || status == ModelStatus::Unauthenticated {
