@@ -47,10 +47,19 @@ pub enum Command {
     Demo(DemoArgs),
 
     /// Write a commented .zurdo/config.toml (never touches .gitignore).
+    ///
+    /// Its effort maps come from each CLI's own model list where the CLI
+    /// can list offline (`codex debug models`), else from zurdo's
+    /// documented defaults; it says which.
     Init(InitArgs),
 
-    /// Check the setup: config, each effort-map model and the analyzer
-    /// through their CLIs. Writes nothing.
+    /// Check the setup: the config, each provider's CLI and every model in
+    /// use. Writes nothing.
+    ///
+    /// Each provider's CLI: installed or not (and its version), logged in
+    /// or not where it has an offline check, the models it lists where it
+    /// can. Every effort-map model of the executor, and the analyzer's and
+    /// the reasoner's: probed through its CLI, all at once.
     Doctor(DoctorArgs),
 
     /// Inspect run state.

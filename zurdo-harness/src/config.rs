@@ -551,16 +551,17 @@ command = "copilot"
 command = "gemini"
 
 # A task's **Effort** picks its model from the executor's map. Model names change often:
-# `zurdo doctor` (or `zurdo init --check-models`) asks each CLI whether it knows them.
+# `zurdo doctor` lists the models a CLI knows (where it can) and asks each CLI whether it knows
+# these (`zurdo init --check-models` too). Where they come from: docs/agents.md.
 [effort_map.anthropic]
 low = "haiku"
 medium = "sonnet"
 high = "opus"
 
 [effort_map.openai]
-low = "gpt-5.4-mini"
-medium = "gpt-5.4"
-high = "gpt-5.4"
+low = "gpt-6.2-sol"
+medium = "gpt-6.2-sol"
+high = "gpt-6.2-sol"
 
 [effort_map.github]
 low = "gpt-5.4-mini"
@@ -607,9 +608,72 @@ environment_surface = true   # a planted shim or startup hook for the hints' too
 surface_exempt = []          # repository globs neither surface watches (a task that writes the test machinery)
 "#;
 
+/// [`TEMPLATE`] with the effort map of each of `defaults` taken from it
+/// (low, medium and high, in that order), under a comment saying where
+/// they came from. A provider whose map is not in the template is left
+/// out.
+pub fn template_with(defaults: &[(Provider, [String; 3], String)]) -> String {
+    let mut text = TEMPLATE.to_string();
+    for (provider, models, source) in defaults {
+        let header = format!("[effort_map.{}]\n", provider.name());
+        let Some(start) = text.find(&header) else {
+            continue;
+        };
+        // The header and the three effort lines after it.
+        let end = text[start..]
+            .match_indices('\n')
+            .nth(3)
+            .map_or(text.len(), |(i, _)| start + i + 1);
+        let quoted = |m: &str| toml::Value::String(m.to_string()).to_string();
+        let block = format!(
+            "# {}\n{header}low = {}\nmedium = {}\nhigh = {}\n",
+            source.replace('\n', " "),
+            quoted(&models[0]),
+            quoted(&models[1]),
+            quoted(&models[2])
+        );
+        text.replace_range(start..end, &block);
+    }
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_template_holds_the_documented_defaults() {
+        let c = Config::parse(TEMPLATE).expect("template parses");
+        for p in Provider::ALL {
+            let documented = crate::agent::catalog::documented(p);
+            for (effort, model) in crate::agent::catalog::EFFORTS.iter().zip(documented) {
+                assert_eq!(c.effort_map[&p][*effort], model, "{p:?} {effort}");
+            }
+        }
+    }
+
+    #[test]
+    fn template_with_replaces_one_map_and_says_where_it_came_from() {
+        let m = |s: &str| s.to_string();
+        let text = template_with(&[(
+            Provider::OpenAi,
+            [m("a"), m("b\"c"), m("c")],
+            m("from `codex debug models`"),
+        )]);
+        let c = Config::parse(&text).expect("parses");
+        assert_eq!(c.effort_map[&Provider::OpenAi]["low"], "a");
+        assert_eq!(c.effort_map[&Provider::OpenAi]["medium"], "b\"c");
+        assert_eq!(c.effort_map[&Provider::OpenAi]["high"], "c");
+        assert_eq!(
+            c.effort_map[&Provider::Anthropic],
+            Config::parse(TEMPLATE).expect("parses").effort_map[&Provider::Anthropic]
+        );
+        assert!(
+            text.contains("# from `codex debug models`\n[effort_map.openai]\nlow = \"a\"\n"),
+            "{text}"
+        );
+        assert_eq!(text.lines().count(), TEMPLATE.lines().count() + 1);
+    }
 
     #[test]
     fn the_template_is_the_default_config() {

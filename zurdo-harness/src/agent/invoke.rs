@@ -4,10 +4,11 @@
 //! timeout, and its event stream read through the shared vocabulary.
 
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use zurdo::exec::{self, Ending};
+use zurdo::exec::{self, AtExit, Ending, Keep, Stream};
 
 use super::{vocabulary, AgentReport, Provider};
 
@@ -175,14 +176,59 @@ fn stdin_file(text: &str) -> std::io::Result<std::fs::File> {
     Ok(file)
 }
 
-/// Kills the process group of the agent (or probe) running when this
+/// The process groups of the agents (or probes) running now, so a stop
+/// can kill every one of them: probes of distinct models run at once, each
+/// in a group of its own. Cloning shares the set.
+#[derive(Debug, Clone, Default)]
+pub struct Groups(Arc<Mutex<Vec<i32>>>);
+
+impl Groups {
+    fn with<T>(&self, f: impl FnOnce(&mut Vec<i32>) -> T) -> T {
+        f(&mut self.0.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    /// Tracks the process group `group` (0 or one that does not fit an
+    /// `i32`: nothing).
+    pub fn add(&self, group: u32) {
+        if let Ok(g) = i32::try_from(group) {
+            if g > 0 {
+                self.with(|v| v.push(g));
+            }
+        }
+    }
+
+    /// Stops tracking `group` (it ended).
+    pub fn remove(&self, group: u32) {
+        self.with(|v| v.retain(|&g| i64::from(g) != i64::from(group)));
+    }
+
+    /// Tracks `group` alone (0: none): for the loop's one agent at a time.
+    pub fn set(&self, group: u32) {
+        self.with(Vec::clear);
+        self.add(group);
+    }
+
+    /// The groups tracked now.
+    pub fn list(&self) -> Vec<i32> {
+        self.with(|v| v.clone())
+    }
+
+    /// Kills every tracked group.
+    pub fn kill_all(&self) {
+        for g in self.list() {
+            exec::kill_group(g);
+        }
+    }
+}
+
+/// Kills the process groups of the agents (or probes) running when this
 /// process gets SIGINT or SIGTERM, then exits (130, or 143 for SIGTERM):
-/// for the commands that run an agent without a run loop (`zurdo doctor`,
+/// for the commands that run agents without a run loop (`zurdo doctor`,
 /// `zurdo init --check-models`). The agent's CLI dies with zurdo anyway
 /// (`PR_SET_PDEATHSIG`), but what it started would not.
 #[derive(Debug, Clone, Default)]
 pub struct KillOnSignal {
-    group: std::sync::Arc<std::sync::atomic::AtomicI32>,
+    groups: Groups,
     stopping: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
@@ -191,7 +237,7 @@ impl KillOnSignal {
     /// loses the cleanup, so it is ignored).
     pub fn install() -> KillOnSignal {
         let guard = KillOnSignal::default();
-        let group = std::sync::Arc::clone(&guard.group);
+        let groups = guard.groups.clone();
         let stopping = std::sync::Arc::clone(&guard.stopping);
         if let Ok(mut signals) = signal_hook::iterator::Signals::new([
             signal_hook::consts::SIGINT,
@@ -200,10 +246,7 @@ impl KillOnSignal {
             std::thread::spawn(move || {
                 if let Some(signal) = signals.forever().next() {
                     stopping.store(true, std::sync::atomic::Ordering::SeqCst);
-                    let pid = group.load(std::sync::atomic::Ordering::SeqCst);
-                    if pid > 0 {
-                        zurdo::exec::kill_group(pid);
-                    }
+                    groups.kill_all();
                     std::process::exit(128 + signal);
                 }
             });
@@ -212,21 +255,23 @@ impl KillOnSignal {
     }
 
     /// Waits here for good when a signal arrived: the watcher is killing
-    /// the probe and will exit with the signal's status, and the caller
+    /// the probes and will exit with the signal's status, and the caller
     /// must not go on (or end the process first with another status)
-    /// because its probe just died.
+    /// because its probes just died.
     pub fn hold_if_stopping(&self) {
         while self.stopping.load(std::sync::atomic::Ordering::SeqCst) {
             std::thread::sleep(std::time::Duration::from_millis(50));
         }
     }
 
-    /// The process group to kill (0: none).
+    /// The process group to kill (0: none), alone.
     pub fn set(&self, group: u32) {
-        self.group.store(
-            i32::try_from(group).unwrap_or(0),
-            std::sync::atomic::Ordering::SeqCst,
-        );
+        self.groups.set(group);
+    }
+
+    /// Every process group a stop kills (for several probes at once).
+    pub fn groups(&self) -> &Groups {
+        &self.groups
     }
 }
 
@@ -245,6 +290,25 @@ pub struct Outcome {
     pub stderr: Vec<u8>,
     /// The stream read through the vocabulary.
     pub report: AgentReport,
+    /// Why the run was ended early: what a [`run_watched`] watcher said
+    /// when it stopped the agent (its process group was killed then).
+    pub stopped: Option<String>,
+}
+
+/// Makes `command`'s process die with the thread that starts it (zurdo's,
+/// or one of its threads that waits for it): the agent runs in its own
+/// process group (needed for the timeout), which keeps a `kill -9` of
+/// zurdo from reaching it otherwise.
+pub fn die_with_zurdo(command: &mut Command) {
+    // SAFETY: the closure runs between fork and exec and only calls prctl,
+    // which is async-signal-safe.
+    unsafe {
+        use std::os::unix::process::CommandExt;
+        command.pre_exec(|| {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            Ok(())
+        });
+    }
 }
 
 /// Runs `invocation` for `provider` with a deadline.
@@ -263,6 +327,39 @@ pub fn run_observed(
     timeout: Duration,
     on_spawn: impl FnOnce(u32),
 ) -> std::io::Result<Outcome> {
+    run_with(provider, invocation, timeout, on_spawn, None)
+}
+
+/// What [`run_watched`] shows each line of output to: `Some` stops the
+/// agent, giving the reason.
+pub type Watch<'a> = &'a mut dyn FnMut(Stream, &str) -> Option<String>;
+
+/// The longest line a watcher is shown whole; a longer one is shown in
+/// pieces of this size.
+pub const WATCHED_LINE_LIMIT: usize = 64 * 1024;
+
+/// Like [`run_observed`], showing `watch` every line of output (stdout or
+/// stderr, without its newline) as it arrives. When `watch` returns a
+/// reason, the agent's process group is killed at once and the outcome's
+/// `stopped` carries that reason: for a CLI that says it cannot go on and
+/// keeps waiting anyway.
+pub fn run_watched(
+    provider: Provider,
+    invocation: &Invocation,
+    timeout: Duration,
+    on_spawn: impl FnOnce(u32),
+    watch: Watch<'_>,
+) -> std::io::Result<Outcome> {
+    run_with(provider, invocation, timeout, on_spawn, Some(watch))
+}
+
+fn run_with(
+    provider: Provider,
+    invocation: &Invocation,
+    timeout: Duration,
+    on_spawn: impl FnOnce(u32),
+    mut watch: Option<Watch<'_>>,
+) -> std::io::Result<Outcome> {
     // The CLI runs under a sentinel (see [`super::sentinel`]): nothing it
     // starts outlives zurdo, even a `kill -9` of zurdo. A CLI that cannot
     // be started is said here, as spawning it directly would.
@@ -277,7 +374,41 @@ pub fn run_observed(
         })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    let finished = exec::run_observed(command, timeout, on_spawn)?;
+    let group = std::cell::Cell::new(0i32);
+    let mut stopped: Option<String> = None;
+    let mut lines = [Vec::new(), Vec::new()];
+    let mut observe = |stream: Stream, chunk: &[u8]| {
+        let Some(watch) = watch.as_mut().filter(|_| stopped.is_none()) else {
+            return;
+        };
+        let pending = &mut lines[usize::from(stream == Stream::Stderr)];
+        pending.extend_from_slice(chunk);
+        loop {
+            let (take, newline) = match pending.iter().position(|&b| b == b'\n') {
+                Some(at) => (at, 1),
+                None if pending.len() >= WATCHED_LINE_LIMIT => (WATCHED_LINE_LIMIT, 0),
+                None => break,
+            };
+            let line: Vec<u8> = pending.drain(..take + newline).take(take).collect();
+            if let Some(reason) = watch(stream, &String::from_utf8_lossy(&line)) {
+                stopped = Some(reason);
+                exec::kill_group(group.get());
+                pending.clear();
+                return;
+            }
+        }
+    };
+    let finished = exec::run_bounded(
+        command,
+        timeout,
+        Keep::GENEROUS,
+        AtExit::KillGroup,
+        &mut observe,
+        |pid| {
+            group.set(i32::try_from(pid).unwrap_or(0));
+            on_spawn(pid);
+        },
+    )?;
     let stdout = String::from_utf8_lossy(&finished.stdout);
     let stderr = String::from_utf8_lossy(&finished.stderr);
     let report = vocabulary::read(provider, &stdout, &stderr);
@@ -293,6 +424,7 @@ pub fn run_observed(
         stdout: finished.stdout,
         stderr: finished.stderr,
         report,
+        stopped,
     })
 }
 
@@ -353,6 +485,66 @@ mod tests {
         let g = command_line(Provider::Google, "gemini", "m", "do it", dir);
         assert!(g.args.contains(&"--skip-trust".to_string()));
         assert!([&c, &x, &p, &g].iter().all(|i| i.stdin.is_none()));
+    }
+
+    fn sh(script: &str) -> Invocation {
+        Invocation {
+            program: "sh".into(),
+            args: vec!["-c".into(), script.into()],
+            env: Vec::new(),
+            dir: std::env::temp_dir(),
+            stdin: None,
+        }
+    }
+
+    #[test]
+    fn a_watcher_sees_each_line_as_it_arrives_and_can_stop_the_agent() {
+        let started = std::time::Instant::now();
+        let mut seen = Vec::new();
+        let mut watch = |stream: Stream, line: &str| {
+            seen.push((stream, line.to_string()));
+            line.contains("give up").then(|| line.to_string())
+        };
+        let out = run_watched(
+            Provider::OpenAi,
+            &sh("printf 'one\\ntwo'; echo ' halves'; echo 'I give up' >&2; sleep 30; echo never"),
+            Duration::from_secs(60),
+            |_| {},
+            &mut watch,
+        )
+        .expect("runs");
+        assert!(started.elapsed() < Duration::from_secs(10), "not killed");
+        assert_eq!(out.stopped.as_deref(), Some("I give up"));
+        assert_eq!(out.exit_code, None, "killed");
+        assert!(!out.timed_out);
+        assert_eq!(
+            seen,
+            [
+                (Stream::Stdout, "one".to_string()),
+                (Stream::Stdout, "two halves".to_string()),
+                (Stream::Stderr, "I give up".to_string()),
+            ]
+        );
+        // Without a watcher nothing stops it early, and `stopped` is None.
+        let out = run(Provider::OpenAi, &sh("echo done"), Duration::from_secs(60)).expect("runs");
+        assert_eq!((out.exit_code, out.stopped), (Some(0), None));
+    }
+
+    #[test]
+    fn groups_track_several_and_set_keeps_one() {
+        let g = Groups::default();
+        g.add(10);
+        g.add(0);
+        g.add(11);
+        assert_eq!(g.list(), [10, 11]);
+        g.remove(10);
+        assert_eq!(g.list(), [11]);
+        g.set(12);
+        assert_eq!(g.list(), [12]);
+        g.set(0);
+        assert!(g.list().is_empty());
+        g.add(u32::MAX);
+        assert!(g.list().is_empty(), "not a group id");
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Coding-agent CLIs: the providers zurdo drives, how their event streams
 //! read, and how one attempt is run.
 
+pub mod catalog;
 pub mod invoke;
 pub mod sentinel;
 pub mod vocabulary;

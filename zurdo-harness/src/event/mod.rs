@@ -215,9 +215,24 @@ pub enum Event {
         model: String,
         /// True when it answered.
         ok: bool,
-        /// Advisory warnings (vocabulary canary, usage gap).
+        /// Advisory warnings (what the CLI warned about, the vocabulary
+        /// canary, the usage gap).
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         warnings: Vec<String>,
+        /// Why it failed, quoting the CLI.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
+        /// Wall time.
+        #[serde(default)]
+        duration_ms: u64,
+    },
+    /// A model probe began (all of a run's probes start at once; their
+    /// results follow in model order).
+    ProbeStarted {
+        /// The model.
+        model: String,
+        /// The provider whose CLI is asked.
+        provider: String,
     },
 
     // ----- the run

@@ -116,10 +116,25 @@ pub fn lines(event: &Event) -> Vec<Line> {
         Event::StandingPreflight { rules, broken: 0 } => {
             one(Plain, format!("zurdo: {rules} standing rule(s) hold"))
         }
-        Event::ModelProbe { warnings, .. } => warnings
-            .iter()
-            .map(|w| line(Warn, format!("warning: {w}")))
-            .collect(),
+        Event::ProbeStarted { model, provider } => {
+            one(Plain, format!("zurdo: probing `{model}` ({provider}) …"))
+        }
+        Event::ModelProbe {
+            model,
+            ok,
+            warnings,
+            duration_ms,
+            ..
+        } => {
+            let secs = *duration_ms as f64 / 1000.0;
+            let mut lines = vec![if *ok {
+                line(Good, format!("zurdo: `{model}` answered ({secs:.1}s)"))
+            } else {
+                line(Bad, format!("zurdo: `{model}` failed its probe ({secs:.1}s)"))
+            }];
+            lines.extend(warnings.iter().map(|w| line(Warn, format!("warning: {w}"))));
+            lines
+        }
         Event::RunStarted {
             display,
             tasks,

@@ -26,6 +26,9 @@ use crate::state::{StateDir, WriteError};
 pub fn markdown(state: &RunState, events: &[Event], written_at: &str) -> String {
     let mut out = String::new();
     header(&mut out, state, written_at);
+    if let Some(stop) = agent_stop(events) {
+        let _ = writeln!(out, "- stopped: {stop}");
+    }
     let _ = write!(out, "\n## Summary\n\n```\n{}```\n", summary::table(state));
     tasks(&mut out, state);
     diagnoses(&mut out, state);
@@ -88,6 +91,98 @@ fn header(out: &mut String, state: &RunState, written_at: &str) {
     }
 }
 
+/// The longest agent error the report quotes, in characters.
+const AGENT_ERROR_CHARS: usize = 300;
+
+/// An agent's error on one line, bounded.
+fn agent_words(text: &str) -> String {
+    zurdo_base::text::cut_chars(
+        &zurdo_base::text::collapse_whitespace(text),
+        AGENT_ERROR_CHARS,
+    )
+}
+
+/// Why the last run stopped because the agent could not work, from its
+/// events (those after the last `verifier_context`, which every run emits
+/// while it prepares): an agent CLI that could not be started, or model
+/// probes that failed before any task. (A typed infra-failure event, when
+/// there is one, belongs here too.)
+fn agent_stop(events: &[Event]) -> Option<String> {
+    let start = events
+        .iter()
+        .rposition(|e| matches!(e, Event::VerifierContext { .. }))
+        .unwrap_or(0);
+    let last = &events[start..];
+    let not_started = last.iter().rev().find_map(|e| match e {
+        Event::AgentNotStarted {
+            task,
+            attempt,
+            program,
+            error,
+        } => Some(format!(
+            "the agent could not work: {} attempt {attempt}: its CLI {} could not start: {}",
+            code(task),
+            code(program),
+            agent_words(error)
+        )),
+        _ => None,
+    });
+    if not_started.is_some() {
+        return not_started;
+    }
+    if last.iter().any(|e| matches!(e, Event::RunStarted { .. })) {
+        return None;
+    }
+    let failed: Vec<String> = last
+        .iter()
+        .filter_map(|e| match e {
+            Event::ModelProbe {
+                model,
+                ok: false,
+                error,
+                ..
+            } => Some(format!(
+                "{}: {}",
+                code(model),
+                error.as_deref().map_or("failed".to_string(), agent_words)
+            )),
+            _ => None,
+        })
+        .collect();
+    (!failed.is_empty()).then(|| {
+        format!(
+            "the model probe failed, before any task: {}",
+            failed.join("; ")
+        )
+    })
+}
+
+/// Each agent error a task's attempts met, with the attempts that met it,
+/// in order of first appearance.
+fn agent_errors(t: &TaskState) -> Vec<String> {
+    let mut seen: Vec<(String, Vec<u32>)> = Vec::new();
+    for it in &t.iterations {
+        let Some(error) = it.agent.error.as_deref().filter(|e| !e.trim().is_empty()) else {
+            continue;
+        };
+        let words = agent_words(error);
+        match seen.iter_mut().find(|(w, _)| *w == words) {
+            Some((_, attempts)) => attempts.push(it.attempt),
+            None => seen.push((words, vec![it.attempt])),
+        }
+    }
+    seen.into_iter()
+        .map(|(words, attempts)| {
+            let list: Vec<String> = attempts.iter().map(u32::to_string).collect();
+            format!(
+                "agent error at attempt{} {}: {words}",
+                if attempts.len() == 1 { "" } else { "s" },
+                list.join(", ")
+            )
+        })
+        .collect()
+}
+
 fn tasks(out: &mut String, state: &RunState) {
     if state.tasks.is_empty() {
         return;
@@ -110,6 +205,9 @@ fn tasks(out: &mut String, state: &RunState) {
         }
         if t.passed_at_preflight {
             item("passed at pre-flight (no agent ran): proves nothing about this run".into());
+        }
+        for line in agent_errors(t) {
+            item(line);
         }
         if !t.flaky.is_empty() {
             item(format!("flaky: {}", codes(&t.flaky)));
@@ -712,6 +810,109 @@ mod tests {
         let back: RunState =
             serde_json::from_slice(&std::fs::read(&json2).expect("json")).expect("state");
         assert_eq!(back, s);
+    }
+
+    fn iteration(attempt: u32, error: Option<&str>) -> Iteration {
+        let mut it = filled().tasks[0].iterations[0].clone();
+        it.attempt = attempt;
+        it.agent.error = error.map(str::to_string);
+        it.frozen_violations.clear();
+        it.caught.clear();
+        it.standing_failures.clear();
+        it
+    }
+
+    #[test]
+    fn each_agent_error_is_quoted_with_its_attempts() {
+        let mut t = task("task-1");
+        t.status = Status::Failed;
+        t.attempts = 3;
+        t.iterations = vec![
+            iteration(1, Some("Not logged in · Please run /login")),
+            iteration(2, None),
+            iteration(3, Some("Not logged in ·\n  Please run /login")),
+        ];
+        let mut t2 = task("task-2");
+        t2.iterations = vec![iteration(1, Some(&"x".repeat(1000)))];
+        let md = markdown(&state(vec![t, t2]), &[], "now");
+        assert!(
+            md.contains("- `task-1`: failed, attempts 3/3\n  - agent error at attempts 1, 3: Not logged in · Please run /login\n"),
+            "{md}"
+        );
+        let cut = format!("{}…", "x".repeat(AGENT_ERROR_CHARS - 1));
+        assert!(
+            md.contains(&format!(
+                "- `task-2`: pending, attempts 0/3\n  - agent error at attempt 1: {cut}\n"
+            )),
+            "bounded: {md}"
+        );
+        assert!(!md.contains("- stopped:"), "{md}");
+    }
+
+    fn context() -> Event {
+        Event::VerifierContext {
+            toolchain: vec![],
+            policy: "p".into(),
+            shell: "/bin/sh".into(),
+        }
+    }
+
+    fn run_started() -> Event {
+        Event::RunStarted {
+            prd: "prds/p.md".into(),
+            executor: "anthropic".into(),
+            display: "prds/p.md".into(),
+            tasks: 1,
+            state_dir: ".zurdo/p-abcd".into(),
+        }
+    }
+
+    fn failed_probe(model: &str, error: &str) -> Event {
+        Event::ModelProbe {
+            model: model.into(),
+            ok: false,
+            warnings: vec![],
+            error: Some(error.into()),
+            duration_ms: 10,
+        }
+    }
+
+    #[test]
+    fn a_run_the_agent_could_not_work_in_says_why_it_stopped() {
+        let s = state(vec![task("task-1")]);
+        let not_started = Event::AgentNotStarted {
+            task: "task-1".into(),
+            attempt: 2,
+            program: "claude".into(),
+            error: "No such file or directory (os error 2)".into(),
+        };
+        let md = markdown(&s, &[context(), run_started(), not_started.clone()], "now");
+        assert!(
+            md.contains("- stopped: the agent could not work: `task-1` attempt 2: its CLI `claude` could not start: No such file or directory (os error 2)\n"),
+            "{md}"
+        );
+        let probe = failed_probe("haiku", "the CLI says: Not logged in · Please run /login");
+        let md = markdown(&s, &[context(), probe.clone()], "now");
+        assert!(
+            md.contains("- stopped: the model probe failed, before any task: `haiku`: the CLI says: Not logged in · Please run /login\n"),
+            "{md}"
+        );
+        assert!(md.find("- stopped:") < md.find("## Summary"), "{md}");
+        // A later run that got going (a resume) leaves the old stop behind.
+        for events in [
+            vec![
+                context(),
+                run_started(),
+                not_started,
+                context(),
+                run_started(),
+            ],
+            vec![context(), probe, context(), run_started()],
+            vec![context(), run_started()],
+        ] {
+            let md = markdown(&s, &events, "now");
+            assert!(!md.contains("- stopped:"), "{md}");
+        }
     }
 
     #[test]

@@ -245,9 +245,12 @@ impl Run {
         ))
     }
 
-    /// Probes each distinct model the pending tasks need, once.
+    /// Probes each distinct model the pending tasks need, once, all at
+    /// once: every `probe_started` first, then each `model_probe` in model
+    /// order. Any failure refuses the run, naming every model that failed.
     fn probe_models(&mut self) -> Result<(), Error> {
         let config = &self.ctx.config;
+        let provider = config.executor;
         let models: BTreeSet<String> = self
             .ctx
             .prd
@@ -261,38 +264,59 @@ impl Run {
                     .map(str::to_string)
             })
             .collect();
-        for model in models {
-            let provider = config.executor;
-            let interrupt = self.interrupt.clone();
-            let outcome = probe::probe(
+        let targets: Vec<probe::Target> = models
+            .into_iter()
+            .map(|model| probe::Target {
                 provider,
-                config.command(provider),
-                &model,
-                self.ctx.verifier.root(),
-                |pid| interrupt.set_agent_group(pid),
-            );
-            self.interrupt.set_agent_group(0);
-            // Nothing a probe started outlives it.
-            super::orphans::kill_leftovers();
-            if let Some(code) = self.stopped_now() {
-                return Err(self.stopped_error(code));
-            }
-            self.events.emit(Event::ModelProbe {
-                model: model.clone(),
-                ok: outcome.is_ok(),
-                warnings: outcome.as_ref().cloned().unwrap_or_default(),
+                command: config.command(provider).to_string(),
+                model,
+            })
+            .collect();
+        for t in &targets {
+            self.events.emit(Event::ProbeStarted {
+                model: t.model.clone(),
+                provider: provider.name().to_string(),
             });
-            if let Err(message) = outcome {
-                return Err(Error::new(
-                    ErrorKind::Probe,
-                    format!(
-                        "model probe failed for `{model}` ({}): {message}",
-                        provider.name()
-                    ),
-                ));
-            }
         }
-        Ok(())
+        let events = &self.events;
+        let results = probe::probe_all(
+            &targets,
+            self.ctx.verifier.root(),
+            self.interrupt.groups(),
+            |i, probed| {
+                events.emit(Event::ModelProbe {
+                    model: targets[i].model.clone(),
+                    ok: probed.ok(),
+                    warnings: probed.warnings.clone(),
+                    error: probed.error.clone(),
+                    duration_ms: u64::try_from(probed.elapsed.as_millis()).unwrap_or(u64::MAX),
+                });
+            },
+        );
+        // Nothing a probe started outlives it (only once every probe is
+        // done: this kills whatever zurdo's descendants are running).
+        super::orphans::kill_leftovers();
+        if let Some(code) = self.stopped_now() {
+            return Err(self.stopped_error(code));
+        }
+        let failures: Vec<String> = targets
+            .iter()
+            .zip(&results)
+            .filter_map(|(t, p)| {
+                p.error.as_ref().map(|e| {
+                    format!(
+                        "model probe failed for `{}` ({}): {e}",
+                        t.model,
+                        provider.name()
+                    )
+                })
+            })
+            .collect();
+        if failures.is_empty() {
+            Ok(())
+        } else {
+            Err(Error::new(ErrorKind::Probe, failures.join("\n")))
+        }
     }
 }
 

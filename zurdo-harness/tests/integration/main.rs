@@ -20,6 +20,7 @@ mod leftovers;
 mod live_output;
 mod lumen;
 mod policy;
+mod probe;
 mod provenance;
 mod reason;
 mod red_team;
