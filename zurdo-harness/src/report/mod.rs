@@ -424,6 +424,7 @@ mod tests {
             updated_at: "2026-01-01T00:05:00Z".into(),
             tasks,
             reasoner_calls: 0,
+            review_chain: None,
         }
     }
 
