@@ -25,6 +25,7 @@ mod red_team;
 mod regression;
 mod report;
 mod resume_prompt;
+mod review;
 mod run;
 mod snapshots;
 mod standin;
