@@ -67,10 +67,24 @@ pub enum Command {
     State(StateCommand),
 
     /// Write and print the report of a PRD's run from its saved state:
-    /// statuses, attempts, tokens, and (each only when not empty) Diagnoses,
-    /// Fingerprint Stalls, Halt Attributions, Heal Routings, Lessons
-    /// Extracted and Lessons Injected.
+    /// statuses, attempts, tokens, and (each only when not empty) Reviews,
+    /// Diagnoses, Fingerprint Stalls, Halt Attributions, Heal Routings,
+    /// Lessons Extracted and Lessons Injected.
     Report(ReportArgs),
+
+    /// Sign off `[manual]` criteria: walk what awaits review (the
+    /// criterion, the task's diff since its rollback point, the automated
+    /// evidence) and approve, reject (with a reason) or skip each.
+    ///
+    /// Decisions are appended to .zurdo/<slug>/review-log.jsonl, a hash
+    /// chain. A task whose every [manual] criterion is approved becomes
+    /// passed; a rejection sends it back to pending, its next prompt
+    /// carrying the reason. Holds the PRD's lock (exit 3 while a run holds
+    /// it). Without a terminal on stdin and without --approve/--reject it
+    /// lists what awaits review and asks nothing. Exit codes: 0 done, 1
+    /// --verify found the chain broken, 2 a bad PRD, argument or state, 3
+    /// refused (the lock), 4 the PRD changed since its run state.
+    Review(ReviewArgs),
 
     /// The lesson library (`lessons/lesson-<hash8>.md`): list it, preview
     /// what would surface for a PRD's tasks, or delete it.
@@ -227,6 +241,50 @@ pub struct ReportArgs {
     /// Output format on stdout (both are written under .zurdo/<slug>/reports/).
     #[arg(long, value_enum, default_value_t = ReportFormat::Markdown)]
     pub format: ReportFormat,
+}
+
+#[derive(Debug, Args)]
+pub struct ReviewArgs {
+    /// The PRD whose run to review.
+    #[arg(value_name = "PRD")]
+    pub prd: PathBuf,
+
+    /// Approve a [manual] criterion without asking (repeatable):
+    /// `<task>::<criterion>`, the criterion named as its cargo test
+    /// (`task_2::the_wording_reads_well`; the task id works too:
+    /// `task-2::the_wording_reads_well`).
+    #[arg(long, value_name = "TASK::CRITERION", conflicts_with_all = ["reject", "verify"])]
+    pub approve: Vec<String>,
+
+    /// Reject a [manual] criterion without asking; needs --reason. The task
+    /// goes back to pending, and its next prompt carries the reason.
+    #[arg(
+        long,
+        value_name = "TASK::CRITERION",
+        requires = "reason",
+        conflicts_with = "verify"
+    )]
+    pub reject: Option<String>,
+
+    /// Why (required with --reject, optional with --approve).
+    #[arg(long, value_name = "TEXT", conflicts_with = "verify")]
+    pub reason: Option<String>,
+
+    /// Check review-log.jsonl's chain and name the first entry that does
+    /// not check (exit 1); writes nothing and takes no lock.
+    #[arg(long)]
+    pub verify: bool,
+
+    /// Output format: with `json` nothing is asked, and stdout is one
+    /// document (what awaits review and the decisions recorded, or the
+    /// chain check with --verify).
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+
+    /// Ask even when stdin is not a terminal (answers read line by line
+    /// from stdin; for scripts that drive the session).
+    #[arg(long, hide = true, conflicts_with_all = ["approve", "reject", "verify"])]
+    pub interactive: bool,
 }
 
 /// Report formats.

@@ -30,6 +30,7 @@ fn main() -> ExitCode {
         cli::Command::Doctor(args) => commands::doctor::run(&args),
         cli::Command::State(command) => commands::state::run(&command),
         cli::Command::Report(args) => commands::report::run(&args),
+        cli::Command::Review(args) => commands::review::run(&args),
         cli::Command::Reason(command) => commands::reason::run(&command),
         cli::Command::Lumen(command) => commands::lumen::run(&command),
         cli::Command::Vela(command) => commands::vela::run(&command),

@@ -6,6 +6,7 @@ pub mod init;
 pub mod lumen;
 pub mod reason;
 pub mod report;
+pub mod review;
 pub mod run;
 pub mod skills;
 pub mod state;

@@ -1,6 +1,8 @@
 //! `zurdo verify <prd>`: run every criterion now, with the same verifier the
 //! cargo-test harness and the run loop use.
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 use zurdo::verify::{self, CriterionResult, CriterionVerdict, VerificationConfig, Verifier};
 use zurdo::{naming, source, Prd};
@@ -17,6 +19,83 @@ struct Row<'a> {
     line: usize,
     #[serde(flatten)]
     result: CriterionResult,
+    /// A `[manual]` criterion's approval in `zurdo review`, when one counts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    approved: Option<Approved>,
+}
+
+/// An approval recorded by `zurdo review` that counts (its review-log.jsonl
+/// entry checks and prd.json records it for the task's current result).
+#[derive(Debug, Clone, Serialize)]
+struct Approved {
+    by: String,
+    at: String,
+    /// The entry's line in review-log.jsonl.
+    line: usize,
+    /// The tree reviewed.
+    tree: Option<String>,
+}
+
+/// The approvals that count for the PRD's run, by criterion name, and a
+/// note when some cannot be shown (read-only: nothing is created or
+/// written, no lock is taken).
+fn approvals(prd_path: &std::path::Path) -> (BTreeMap<String, Approved>, Option<String>) {
+    use crate::state::review::{self, Anchor, Manual};
+    let mut out = BTreeMap::new();
+    let root = source::repo_root(prd_path);
+    let Some(relative) = source::relative_to(&root, prd_path) else {
+        return (out, None);
+    };
+    let dir = crate::state::StateDir::new(&root, &relative);
+    if !dir.prd_json().is_file() {
+        return (out, None);
+    }
+    let (Ok(Some(loaded)), Ok(bytes)) = (dir.load(), source::read(prd_path)) else {
+        return (out, None);
+    };
+    if let Some(why) = &loaded.distrusted {
+        return (
+            out,
+            Some(format!(
+                "{}: {why}: the approvals it records are not shown",
+                dir.prd_json().display()
+            )),
+        );
+    }
+    let Ok(prd) = zurdo::parse_bytes(&bytes) else {
+        return (out, None);
+    };
+    let manual = Manual::of_prd(&prd);
+    let sha = crate::state::review_log::sha256_hex(&bytes);
+    let chain = review::read_chain(
+        &dir,
+        &manual,
+        Some(&sha),
+        &Anchor::of(Some(&loaded.state), None),
+    );
+    for t in &loaded.state.tasks {
+        for c in manual.of(&t.id) {
+            if let Some((line, e)) = review::approved(t, &c.name, &chain) {
+                out.insert(
+                    c.name.clone(),
+                    Approved {
+                        by: e.reviewer.clone(),
+                        at: e.at.clone(),
+                        line,
+                        tree: e.tree.clone(),
+                    },
+                );
+            }
+        }
+    }
+    let note = chain.first_break().map(|(line, what)| {
+        format!(
+            ".zurdo/{}/review-log.jsonl does not check at line {line} ({what}): an approval whose entry does not check is not shown (`zurdo review --verify {}`)",
+            dir.slug,
+            prd_path.display()
+        )
+    });
+    (out, note)
 }
 
 #[derive(Serialize, Default)]
@@ -80,7 +159,8 @@ pub fn run(args: &VerifyArgs) -> Outcome {
     if human {
         println!("verifying {shown} in {}", verifier.root().display());
     }
-    let rows = verify_all(&prd, &verifier, &args.tasks, human);
+    let (approved, review_note) = approvals(&args.prd);
+    let rows = verify_all(&prd, &verifier, &args.tasks, &approved, human);
     let mut summary = Tally::default();
     for row in &rows {
         match row.result.verdict {
@@ -116,7 +196,12 @@ pub fn run(args: &VerifyArgs) -> Outcome {
         summary,
     };
     match args.format {
-        Format::Human => print_failures(&prd, &report),
+        Format::Human => {
+            print_failures(&prd, &report);
+            if let Some(note) = review_note {
+                println!("  note: {note}");
+            }
+        }
         Format::Json => match serde_json::to_string_pretty(&report) {
             Ok(text) => println!("{text}"),
             Err(e) => eprintln!("zurdo: cannot encode the report as JSON: {e}"),
@@ -157,7 +242,13 @@ fn check_standing(verifier: &Verifier, live: bool) -> Vec<StandingRow> {
 
 /// Checks the criteria task by task in run order, printing each row as it
 /// completes when `live`.
-fn verify_all<'a>(prd: &'a Prd, verifier: &Verifier, only: &[String], live: bool) -> Vec<Row<'a>> {
+fn verify_all<'a>(
+    prd: &'a Prd,
+    verifier: &Verifier,
+    only: &[String],
+    approved: &BTreeMap<String, Approved>,
+    live: bool,
+) -> Vec<Row<'a>> {
     let mut rows = Vec::new();
     let width = prd
         .tasks
@@ -177,6 +268,10 @@ fn verify_all<'a>(prd: &'a Prd, verifier: &Verifier, only: &[String], live: bool
         let module = naming::task_module(task);
         for (criterion, name) in task.criteria.iter().zip(naming::criterion_fns(task)) {
             let result = verifier.criterion(criterion);
+            let full = format!("{module}::{name}");
+            let approval = (result.verdict == CriterionVerdict::PendingReview)
+                .then(|| approved.get(&full).cloned())
+                .flatten();
             if live {
                 let kinds: Vec<&str> = criterion.hints.iter().map(|h| h.kind()).collect();
                 let ms: u128 = result.hints.iter().map(|h| h.elapsed.as_millis()).sum();
@@ -187,13 +282,20 @@ fn verify_all<'a>(prd: &'a Prd, verifier: &Verifier, only: &[String], live: bool
                     kinds.join("+"),
                     format!("{ms}ms"),
                 );
+                if let Some(a) = &approval {
+                    println!(
+                        "          approved by {} at {} (review-log.jsonl line {})",
+                        a.by, a.at, a.line
+                    );
+                }
             }
             rows.push(Row {
                 task: &task.id,
-                name: format!("{module}::{name}"),
+                name: full,
                 title: &criterion.title,
                 line: criterion.line,
                 result,
+                approved: approval,
             });
         }
     }
@@ -248,7 +350,18 @@ fn print_failures(prd: &Prd, report: &Report<'_>) {
         report.prd, s.passed, s.failed, s.pending_review
     );
     if s.pending_review > 0 {
-        println!("  [manual] criteria never pass automatically; a human signs them off");
+        println!(
+            "  [manual] criteria never pass automatically; a human signs them off: `zurdo review {}`",
+            report.prd
+        );
+        let approved = report
+            .criteria
+            .iter()
+            .filter(|r| r.approved.is_some())
+            .count();
+        if approved > 0 {
+            println!("  {approved} of them approved in `zurdo review` (noted above)");
+        }
     }
 }
 

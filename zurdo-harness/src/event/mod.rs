@@ -96,6 +96,15 @@ pub enum DropCause {
     AgentNotStarted,
 }
 
+/// An approval that does not count, dropped from its task.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DroppedApproval {
+    /// The criterion, named as its cargo test.
+    pub criterion: String,
+    /// Why it does not count.
+    pub why: String,
+}
+
 /// What happened to a lesson extraction after a recovery.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -585,6 +594,54 @@ pub enum Event {
         mode: String,
         /// Their ids.
         lessons: Vec<String>,
+    },
+
+    // ----- review (`zurdo review`, and what a run does with its log)
+    /// A reviewer's decision on one `[manual]` criterion, appended to
+    /// review-log.jsonl.
+    Reviewed {
+        /// The task.
+        task: String,
+        /// The criterion, named as its cargo test.
+        criterion: String,
+        /// `approved` or `rejected`.
+        decision: crate::state::review_log::Decision,
+        /// Who decided.
+        reviewer: String,
+        /// Why (always for a rejection).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+        /// The entry's line in review-log.jsonl.
+        line: usize,
+        /// The task's status after the decision.
+        status: Status,
+        /// The task's `[manual]` criteria still awaiting review.
+        #[serde(default)]
+        awaiting: usize,
+    },
+    /// review-log.jsonl does not check: entries that do not check count
+    /// for nothing.
+    ReviewChainBroken {
+        /// The log.
+        path: String,
+        /// The first line that does not check (one past the last when
+        /// entries are missing from its end).
+        line: usize,
+        /// What is wrong with it.
+        what: String,
+        /// How many lines do not check.
+        broken: usize,
+    },
+    /// Approvals of a task that do not count (their entries do not check,
+    /// or are gone) were dropped; a task that had passed awaits review
+    /// again.
+    ReviewUnvouched {
+        /// The task.
+        task: String,
+        /// Each approval dropped, and why.
+        dropped: Vec<DroppedApproval>,
+        /// The task's status now.
+        status: Status,
     },
 
     // ----- the end, and stops

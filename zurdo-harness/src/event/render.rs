@@ -509,6 +509,78 @@ pub fn lines(event: &Event) -> Vec<Line> {
                 if *delete { "delete" } else { "record" }
             ),
         ),
+        Event::Reviewed {
+            task,
+            criterion,
+            decision: crate::state::review_log::Decision::Approved,
+            line: at,
+            status,
+            awaiting,
+            ..
+        } => one(
+            Good,
+            if *awaiting == 0 {
+                format!(
+                    "zurdo: approved {criterion} (review-log.jsonl line {at}); {task} is {}",
+                    status.name()
+                )
+            } else {
+                format!(
+                    "zurdo: approved {criterion} (review-log.jsonl line {at}); {task} still awaits review of {awaiting} [manual] criteri{}",
+                    if *awaiting == 1 { "on" } else { "a" }
+                )
+            },
+        ),
+        Event::Reviewed {
+            task,
+            criterion,
+            reason,
+            line: at,
+            ..
+        } => one(
+            Bad,
+            format!(
+                "zurdo: rejected {criterion} (review-log.jsonl line {at}): {}; {task} is pending again with one more attempt, and its next prompt carries the reason",
+                first_line(reason.as_deref().unwrap_or(""))
+            ),
+        ),
+        Event::ReviewChainBroken {
+            path,
+            line: at,
+            what,
+            broken,
+        } => one(
+            Warn,
+            format!(
+                "warning: {path} does not check at line {at}: {what}{}; an entry that does not check counts for nothing (`zurdo review --verify` names every one)",
+                if *broken > 1 {
+                    format!(" ({broken} lines do not check)")
+                } else {
+                    String::new()
+                }
+            ),
+        ),
+        Event::ReviewUnvouched {
+            task,
+            dropped,
+            status,
+        } => {
+            let mut out = vec![line(
+                Warn,
+                format!(
+                    "warning: {task}: {} approval{} not counted; it is {}",
+                    dropped.len(),
+                    if dropped.len() == 1 { " is" } else { "s are" },
+                    status.name()
+                ),
+            )];
+            out.extend(
+                dropped
+                    .iter()
+                    .map(|d| line(Warn, format!("      {}: {}", d.criterion, d.why))),
+            );
+            out
+        }
         Event::Baseline { .. }
         | Event::VerifierContext { .. }
         | Event::StandingPreflight { .. }

@@ -1,13 +1,15 @@
 //! The run report: `reports/<timestamp>.md` (for a human) and
 //! `reports/<timestamp>.json` (the run state) under `.zurdo/<slug>/`.
 //!
-//! The Markdown report is rendered from `prd.json` and the run's events
-//! (`progress.log`): the header, the summary table, one entry per task, the
-//! reasoning sections (`## Diagnoses`, `## Fingerprint Stalls`, `## Halt
+//! The Markdown report is rendered from `prd.json`, the run's events
+//! (`progress.log`) and the review log (`review-log.jsonl`): the header, the
+//! summary table, one entry per task, the `[manual]` sign-offs (`##
+//! Reviews`), the reasoning sections (`## Diagnoses`, `## Fingerprint Stalls`, `## Halt
 //! Attributions`, `## Heal Routings`, `## Lessons Extracted`, `## Lessons
 //! Injected`) and the warnings only the events keep (`## Warnings`), each
 //! omitted entirely when it has nothing to say.
 
+pub mod reviews;
 pub mod summary;
 pub mod warnings;
 
@@ -18,12 +20,15 @@ use zurdo::verify::CriterionVerdict;
 use zurdo_base::text::first_nonblank_line;
 
 use crate::event::Event;
+use crate::state::review;
+use crate::state::review_log::Chain;
 use crate::state::run_state::{DiagnosisRecord, RunState, TaskState};
 use crate::state::{StateDir, WriteError};
 
-/// Renders the Markdown report of `state` and the run's `events` (its
-/// progress.log), stamped as written at `written_at`.
-pub fn markdown(state: &RunState, events: &[Event], written_at: &str) -> String {
+/// Renders the Markdown report of `state`, the run's `events` (its
+/// progress.log) and its review log `reviews` (checked), stamped as written
+/// at `written_at`.
+pub fn markdown(state: &RunState, events: &[Event], reviews: &Chain, written_at: &str) -> String {
     let mut out = String::new();
     header(&mut out, state, written_at);
     if let Some(stop) = agent_stop(events) {
@@ -31,6 +36,7 @@ pub fn markdown(state: &RunState, events: &[Event], written_at: &str) -> String 
     }
     let _ = write!(out, "\n## Summary\n\n```\n{}```\n", summary::table(state));
     tasks(&mut out, state);
+    reviews::section(&mut out, state, reviews);
     diagnoses(&mut out, state);
     stalls(&mut out, state);
     halts(&mut out, state);
@@ -65,7 +71,13 @@ pub fn write(dir: &StateDir, state: &RunState) -> Result<Written, WriteError> {
         .into_iter()
         .map(|s| s.event)
         .collect();
-    let markdown = markdown(state, &events, &now);
+    let chain = review::read_chain(
+        dir,
+        &review::Manual::of_state(state),
+        None,
+        &review::Anchor::of(Some(state), None),
+    );
+    let markdown = markdown(state, &events, &chain, &now);
     let (markdown_path, json_path) =
         dir.write_report(&now.replace(':', "-"), markdown.as_bytes(), &json)?;
     Ok(Written {
@@ -522,6 +534,7 @@ mod tests {
             updated_at: "2026-01-01T00:05:00Z".into(),
             tasks,
             reasoner_calls: 0,
+            review_chain: None,
         }
     }
 
@@ -644,7 +657,12 @@ mod tests {
 
     #[test]
     fn empty_sections_are_omitted() {
-        let md = markdown(&state(vec![task("task-1")]), &[], "2026-01-01T00:06:00Z");
+        let md = markdown(
+            &state(vec![task("task-1")]),
+            &[],
+            &Chain::default(),
+            "2026-01-01T00:06:00Z",
+        );
         assert!(md.starts_with("# zurdo run report: prds/p.md\n"), "{md}");
         assert!(md.contains("- written: 2026-01-01T00:06:00Z"), "{md}");
         assert!(md.contains("- policy: `0123456789ab`\n"), "{md}");
@@ -660,7 +678,7 @@ mod tests {
 
     #[test]
     fn filled_sections_are_present_in_order() {
-        let md = markdown(&filled(), &[], "now");
+        let md = markdown(&filled(), &[], &Chain::default(), "now");
         let positions: Vec<usize> = SECTIONS
             .iter()
             .map(|s| {
@@ -674,7 +692,7 @@ mod tests {
 
     #[test]
     fn task_entries() {
-        let md = markdown(&filled(), &[], "now");
+        let md = markdown(&filled(), &[], &Chain::default(), "now");
         for want in [
             "- `task-1`: failed, attempts 3/3\n",
             "  - flaky: `task-1::flaky one`\n",
@@ -692,7 +710,7 @@ mod tests {
 
     #[test]
     fn diagnoses_section() {
-        let md = markdown(&filled(), &[], "now");
+        let md = markdown(&filled(), &[], &Chain::default(), "now");
         for want in [
             "- `task-1` attempt 3: suggest_heal, confidence medium (clamped: it cited no step), by `anthropic/opus`, tokens 1200 in / 340 out\n",
             "  - hypothesis: the test reads the wrong file\n",
@@ -712,7 +730,7 @@ mod tests {
             diagnosis(3, "discarded", Some("timed out")),
             diagnosis(4, "discarded", None),
         ];
-        let md = markdown(&state(vec![t]), &[], "now");
+        let md = markdown(&state(vec![t]), &[], &Chain::default(), "now");
         assert!(md.contains("## Diagnoses\n\n1 diagnosis skipped (no call): `task-1` attempt 2 (reasoner call budget spent)\n\n2 diagnosis calls discarded: `task-1` attempt 3 (timed out); `task-1` attempt 4\n"), "{md}");
         assert!(!md.contains("hypothesis:"), "{md}");
         for s in &SECTIONS[1..] {
@@ -722,7 +740,7 @@ mod tests {
 
     #[test]
     fn reasoning_sections() {
-        let md = markdown(&filled(), &[], "now");
+        let md = markdown(&filled(), &[], &Chain::default(), "now");
         for want in [
             "## Fingerprint Stalls\n\n- `task-1` attempt 3: the same failure 2 attempts in a row, fingerprint `fp12`; criteria: `task-1::file there`\n",
             "## Halt Attributions\n\n- `task-1` after attempt 3: halted by a halt_task diagnosis (confidence high): the file cannot be made\n",
@@ -785,7 +803,7 @@ mod tests {
         for (index, fill) in fills {
             let mut t = task("task-1");
             fill(&mut t);
-            let md = markdown(&state(vec![t]), &[], "now");
+            let md = markdown(&state(vec![t]), &[], &Chain::default(), "now");
             for (i, s) in SECTIONS.iter().enumerate() {
                 assert_eq!(md.contains(s), i == index, "{s}:\n{md}");
             }
@@ -834,7 +852,7 @@ mod tests {
         ];
         let mut t2 = task("task-2");
         t2.iterations = vec![iteration(1, Some(&"x".repeat(1000)))];
-        let md = markdown(&state(vec![t, t2]), &[], "now");
+        let md = markdown(&state(vec![t, t2]), &[], &Chain::default(), "now");
         assert!(
             md.contains("- `task-1`: failed, attempts 3/3\n  - agent error at attempts 1, 3: Not logged in · Please run /login\n"),
             "{md}"
@@ -886,13 +904,18 @@ mod tests {
             program: "claude".into(),
             error: "No such file or directory (os error 2)".into(),
         };
-        let md = markdown(&s, &[context(), run_started(), not_started.clone()], "now");
+        let md = markdown(
+            &s,
+            &[context(), run_started(), not_started.clone()],
+            &Chain::default(),
+            "now",
+        );
         assert!(
             md.contains("- stopped: the agent could not work: `task-1` attempt 2: its CLI `claude` could not start: No such file or directory (os error 2)\n"),
             "{md}"
         );
         let probe = failed_probe("haiku", "the CLI says: Not logged in · Please run /login");
-        let md = markdown(&s, &[context(), probe.clone()], "now");
+        let md = markdown(&s, &[context(), probe.clone()], &Chain::default(), "now");
         assert!(
             md.contains("- stopped: the model probe failed, before any task: `haiku`: the CLI says: Not logged in · Please run /login\n"),
             "{md}"
@@ -910,7 +933,7 @@ mod tests {
             vec![context(), probe, context(), run_started()],
             vec![context(), run_started()],
         ] {
-            let md = markdown(&s, &events, "now");
+            let md = markdown(&s, &events, &Chain::default(), "now");
             assert!(!md.contains("- stopped:"), "{md}");
         }
     }

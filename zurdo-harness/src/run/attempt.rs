@@ -218,6 +218,8 @@ impl Run {
             t.attempts = attempt;
             t.iterations.push(recorded.iteration);
             t.retry_context = recorded.retry_context;
+            // Approvals were of the previous result.
+            t.approvals.clear();
         }
         let flaky = self.record.task(&task.id).map(|t| t.flaky_criteria());
         if let Some(flaky) = flaky.filter(|f| !f.is_empty()) {

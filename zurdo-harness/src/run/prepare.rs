@@ -159,6 +159,7 @@ pub(super) fn prepare(
         stop: None,
         _lock: lock,
     };
+    run.reconcile_reviews(&crate::state::review_log::sha256_hex(&bytes));
     run.record_toolchain();
     run.capture_run_baseline();
     run.save();
@@ -175,6 +176,47 @@ pub(super) fn prepare(
 }
 
 impl Run {
+    /// `review-log.jsonl` held to the PRD and prd.json before anything
+    /// runs: a chain that does not check is said loudly, and approvals that
+    /// do not count (their entries do not check, or are gone) are dropped,
+    /// so a task that had passed on them awaits review again
+    /// (`passed-pending-review`). A run never makes a task `passed` on a
+    /// review entry.
+    fn reconcile_reviews(&mut self, prd_sha256: &str) {
+        use crate::state::review::{self, Anchor, Manual};
+        let manual = Manual::of_prd(&self.ctx.prd);
+        let anchor = Anchor::of(Some(&self.record.state), None);
+        let chain = review::read_chain(&self.record.dir, &manual, Some(prd_sha256), &anchor);
+        if let Some((line, what)) = chain.first_break() {
+            self.events.emit(Event::ReviewChainBroken {
+                path: format!(
+                    ".zurdo/{}/{}",
+                    self.record.dir.slug,
+                    crate::state::review_log::FILE
+                ),
+                line,
+                what: what.to_string(),
+                broken: chain.broken().max(1),
+            });
+        }
+        let changed = review::reconcile(&mut self.record.state, &manual, &chain);
+        if changed.is_empty() {
+            return;
+        }
+        self.save();
+        for u in changed {
+            self.events.emit(Event::ReviewUnvouched {
+                task: u.task,
+                dropped: u
+                    .dropped
+                    .into_iter()
+                    .map(|(criterion, why)| crate::event::DroppedApproval { criterion, why })
+                    .collect(),
+                status: u.status,
+            });
+        }
+    }
+
     /// At run start: the toolchain and the environment surface the
     /// verdicts will rest on (both kept from the first start on resume),
     /// and a `verifier_context` event.

@@ -262,6 +262,8 @@ impl Run {
             if let Some(t) = self.record.task_mut(&task.id) {
                 t.status = Status::Pending;
                 t.passed_at_preflight = false;
+                // What was approved no longer holds.
+                t.approvals.clear();
             }
         }
         self.save();

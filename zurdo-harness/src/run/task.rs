@@ -66,6 +66,14 @@ impl Run {
             return Some((Status::Failed, Settled::HaltedBeforeStop));
         }
         let last = t.iterations.last().filter(|i| i.passed)?;
+        // A result a reviewer rejected is not settled on again: the task
+        // gets its next attempt.
+        if t.rejection
+            .as_ref()
+            .is_some_and(|r| r.attempt >= last.attempt)
+        {
+            return None;
+        }
         let manual = last
             .criteria
             .iter()

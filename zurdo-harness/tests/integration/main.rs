@@ -27,6 +27,7 @@ mod red_team;
 mod regression;
 mod report;
 mod resume_prompt;
+mod review;
 mod run;
 mod skills;
 mod snapshots;
