@@ -1,7 +1,8 @@
 //! `zurdo init`: writes a commented `.zurdo/config.toml`, its effort maps
 //! taken from each CLI's own model list where the CLI can list offline
 //! (`codex debug models`), else zurdo's documented defaults; it says where
-//! each map came from.
+//! each map came from. It also installs the bundled skills into each
+//! configured provider's skill directory (see [`crate::skills`]).
 
 use crate::agent::{catalog, Provider};
 use crate::cli::InitArgs;
@@ -63,6 +64,21 @@ pub fn run(args: &InitArgs) -> Outcome {
     }
     if let Some(hint) = crate::config::gitignore_hint(&root) {
         println!("{hint}");
+    }
+    // The bundled skills, into each configured provider's skill directory
+    // (idempotent; an install someone edited is left alone).
+    match Config::load(&root) {
+        Ok(config) => {
+            let providers = super::skills::providers(&config);
+            super::skills::install(
+                &root,
+                &providers,
+                &crate::skills::BUNDLED,
+                false,
+                &mut |line| println!("skills: {line}"),
+            );
+        }
+        Err(e) => eprintln!("zurdo: the skills are not installed: {e}"),
     }
     if args.check_models {
         match Config::load(&root) {

@@ -1463,6 +1463,16 @@ fn init_writes_the_config_once_and_never_edits_gitignore() {
         "target/\n",
         "never edited"
     );
+    // The bundled skills, into the executor's (anthropic's) skill directory.
+    assert!(
+        out.stdout
+            .contains("skills: installed .claude/skills/zurdo-prd-author"),
+        "{out}"
+    );
+    assert!(dir
+        .path()
+        .join(".claude/skills/zurdo-state-summary/.zurdo-managed")
+        .is_file());
 
     // No overwrite without --force.
     std::fs::write(&config, "[executor]\nprovider = \"openai\"\n").expect("edit");
@@ -1475,6 +1485,11 @@ fn init_writes_the_config_once_and_never_edits_gitignore() {
     let out = run(&["init", "--force"]);
     assert_eq!(out.code, 0, "{out}");
     assert_eq!(std::fs::read_to_string(&config).expect("config"), written);
+    assert!(
+        out.stdout
+            .contains("skills: .claude/skills/zurdo-prd-author is up to date"),
+        "installing again is idempotent: {out}"
+    );
 
     // Without a .gitignore none is created; with `.zurdo/` in it, no hint.
     std::fs::remove_file(dir.path().join(".gitignore")).expect("rm");
