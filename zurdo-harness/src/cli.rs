@@ -169,6 +169,11 @@ pub struct VerifyArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
+
+    /// Also check the sealed criteria of this file (default: the config's
+    /// `[verification] sealed`).
+    #[arg(long, value_name = "FILE")]
+    pub sealed: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -202,6 +207,12 @@ pub struct RunArgs {
     /// Do not probe the models before the first task.
     #[arg(long)]
     pub skip_model_check: bool,
+
+    /// Criteria the agent never sees: a PRD-shaped file outside the
+    /// repository whose tasks add criteria to the PRD's (default: the
+    /// config's `[verification] sealed`).
+    #[arg(long, value_name = "FILE")]
+    pub sealed: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

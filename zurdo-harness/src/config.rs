@@ -597,6 +597,7 @@ protected_paths = []         # globs no task may modify
 # zurdo_verify_env = true    # give criteria ZURDO_VERIFY=1 (off: nothing tells a criterion from a plain run)
 regression_guard = "run-end" # re-check passed tasks: "run-end", "each-task" (after every passing attempt) or "off"
 # require_red_first = true   # a task green before any agent ran ends `unproven`, not `passed`
+# sealed = "~/.config/zurdo/sealed/app.md"  # criteria the agent never sees (outside the repository)
 
 # The coverage gate (opt in): the share of a task's changed code lines its tests executed, read from
 # the reports the criteria's own commands write (lcov, Cobertura XML, coverage.py JSON, Go profiles).

@@ -44,6 +44,12 @@ pub fn document(v: &VerificationConfig) -> Value {
         "verdict_surface_extra": sorted(&v.verdict_surface_extra),
         "environment_surface": v.environment_surface,
         "surface_exempt": sorted(&v.surface_exempt),
+        // The sealed criteria are rules too: their file's bytes are part
+        // of the policy (the path alone would let them change unseen).
+        "sealed": v.sealed.as_ref().map(|path| json!({
+            "path": path,
+            "sha256": zurdo::sealed::sha256_of(path),
+        })),
         "verification": serde_json::to_value(v).unwrap_or(Value::Null),
     })
 }
@@ -150,6 +156,22 @@ mod tests {
         for changed in changes {
             assert_ne!(id(&base), id(&changed), "{changed:?}");
         }
+        // The sealed file is in the policy by path and by its bytes.
+        let dir = tempfile::tempdir().expect("dir");
+        let file = dir.path().join("sealed.md");
+        std::fs::write(&file, "one").expect("write");
+        let sealed = VerificationConfig {
+            sealed: Some(file.display().to_string()),
+            ..Default::default()
+        };
+        let first = id(&sealed);
+        assert_ne!(first, id(&base));
+        assert_eq!(
+            document(&sealed)["sealed"]["sha256"].as_str().map(str::len),
+            Some(64)
+        );
+        std::fs::write(&file, "two").expect("write");
+        assert_ne!(first, id(&sealed), "the sealed bytes changed");
         // Order of a set-like list does not matter.
         let a = VerificationConfig {
             protected_paths: vec!["a".into(), "b".into()],

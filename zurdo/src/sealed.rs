@@ -8,8 +8,8 @@
 //!
 //! A sealed file inside the repository is refused: the agent works there
 //! and would read it. A file the agent can read elsewhere (same user, no
-//! sandbox) is not sealed either; `docs/run.md` says so and how the
-//! bubblewrap sandbox makes it true.
+//! sandbox) is not hidden either: `docs/run.md` says so, and what makes
+//! it unreadable (the agent as another user).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -39,6 +39,29 @@ impl Sealed {
     pub fn count(&self) -> usize {
         self.by_task.values().map(Vec::len).sum()
     }
+}
+
+/// Where a sealed path as written (`[verification] sealed`: absolute, or
+/// under `~/`) is: `~/` is `$HOME`'s.
+pub fn resolve(written: &str) -> PathBuf {
+    match (written.strip_prefix("~/"), std::env::var_os("HOME")) {
+        (Some(rest), Some(home)) => PathBuf::from(home).join(rest),
+        _ => PathBuf::from(written),
+    }
+}
+
+/// SHA-256 of the file a sealed path as written names, hex; `None` when it
+/// cannot be read.
+pub fn sha256_of(written: &str) -> Option<String> {
+    let bytes = std::fs::read(resolve(written)).ok()?;
+    Some(hex(&bytes))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 /// Reads the sealed file at `path` for `prd` (whose repository root is
@@ -88,10 +111,7 @@ pub fn load(path: &Path, prd: &Prd, root: &Path) -> Result<Sealed, String> {
     }
     Ok(Sealed {
         path: real,
-        sha256: Sha256::digest(&bytes)
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect(),
+        sha256: hex(&bytes),
         by_task,
     })
 }

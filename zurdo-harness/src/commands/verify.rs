@@ -22,6 +22,9 @@ struct Row<'a> {
     /// A `[manual]` criterion's approval in `zurdo review`, when one counts.
     #[serde(skip_serializing_if = "Option::is_none")]
     approved: Option<Approved>,
+    /// A criterion of the sealed file (`--sealed`), its line that file's.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    sealed: bool,
 }
 
 /// An approval recorded by `zurdo review` that counts (its review-log.jsonl
@@ -109,6 +112,9 @@ struct Tally {
 struct Report<'a> {
     prd: String,
     root: String,
+    /// The sealed file whose criteria were checked too.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    sealed: Option<String>,
     criteria: Vec<Row<'a>>,
     standing: Vec<StandingRow>,
     summary: Tally,
@@ -140,6 +146,17 @@ pub fn run(args: &VerifyArgs) -> Outcome {
     };
     let root = source::repo_root(&args.prd);
     let config = VerificationConfig::load(&root).map_err(|e| Error::invalid(e.to_string()))?;
+    // The sealed criteria (`--sealed`, else the config's): checked beside
+    // the PRD's, their file and line shown (the human who runs verify owns
+    // them; no agent reads this output).
+    let sealed_path = match &args.sealed {
+        Some(path) => Some(path.clone()),
+        None => config.sealed.as_deref().map(zurdo::sealed::resolve),
+    };
+    let sealed = match &sealed_path {
+        Some(path) => Some(zurdo::sealed::load(path, &prd, &root).map_err(Error::invalid)?),
+        None => None,
+    };
     // One pass: what a criterion leaves running (a server for a later
     // `[http:]` criterion) lives until the pass ends, then is killed
     // however it detached.
@@ -160,7 +177,14 @@ pub fn run(args: &VerifyArgs) -> Outcome {
         println!("verifying {shown} in {}", verifier.root().display());
     }
     let (approved, review_note) = approvals(&args.prd);
-    let rows = verify_all(&prd, &verifier, &args.tasks, &approved, human);
+    let rows = verify_all(
+        &prd,
+        sealed.as_ref(),
+        &verifier,
+        &args.tasks,
+        &approved,
+        human,
+    );
     let mut summary = Tally::default();
     for row in &rows {
         match row.result.verdict {
@@ -191,13 +215,14 @@ pub fn run(args: &VerifyArgs) -> Outcome {
     let report = Report {
         prd: shown,
         root: verifier.root().display().to_string(),
+        sealed: sealed_path.map(|p| p.display().to_string()),
         criteria: rows,
         standing,
         summary,
     };
     match args.format {
         Format::Human => {
-            print_failures(&prd, &report);
+            print_failures(&prd, sealed.as_ref(), &report);
             if let Some(note) = review_note {
                 println!("  note: {note}");
             }
@@ -244,17 +269,23 @@ fn check_standing(verifier: &Verifier, live: bool) -> Vec<StandingRow> {
 /// completes when `live`.
 fn verify_all<'a>(
     prd: &'a Prd,
+    sealed: Option<&'a zurdo::sealed::Sealed>,
     verifier: &Verifier,
     only: &[String],
     approved: &BTreeMap<String, Approved>,
     live: bool,
 ) -> Vec<Row<'a>> {
     let mut rows = Vec::new();
+    let sealed_titles = sealed
+        .into_iter()
+        .flat_map(|s| s.by_task.values().flatten())
+        .map(|c| c.title.chars().count() + "(sealed) ".len());
     let width = prd
         .tasks
         .iter()
         .flat_map(|t| &t.criteria)
         .map(|c| c.title.chars().count())
+        .chain(sealed_titles)
         .max()
         .unwrap_or(0)
         .min(60);
@@ -266,7 +297,12 @@ fn verify_all<'a>(
             println!("\n{} — {}", task.id, task.title);
         }
         let module = naming::task_module(task);
-        for (criterion, name) in task.criteria.iter().zip(naming::criterion_fns(task)) {
+        let hidden = sealed.map_or(&[][..], |s| s.of(&task.id));
+        let names = naming::criterion_fns(task)
+            .into_iter()
+            .map(|name| (name, false))
+            .chain((1..=hidden.len()).map(|n| (format!("sealed_{n}"), true)));
+        for (criterion, (name, is_sealed)) in task.criteria.iter().chain(hidden).zip(names) {
             let result = verifier.criterion(criterion);
             let full = format!("{module}::{name}");
             let approval = (result.verdict == CriterionVerdict::PendingReview)
@@ -275,10 +311,15 @@ fn verify_all<'a>(
             if live {
                 let kinds: Vec<&str> = criterion.hints.iter().map(|h| h.kind()).collect();
                 let ms: u128 = result.hints.iter().map(|h| h.elapsed.as_millis()).sum();
+                let title = if is_sealed {
+                    format!("(sealed) {}", criterion.title)
+                } else {
+                    criterion.title.clone()
+                };
                 println!(
                     "  {:<6}  {:<width$}  {:<14} {:>7}",
                     label(result.verdict),
-                    clip(&criterion.title, width),
+                    clip(&title, width),
                     kinds.join("+"),
                     format!("{ms}ms"),
                 );
@@ -296,6 +337,7 @@ fn verify_all<'a>(
                 line: criterion.line,
                 result,
                 approved: approval,
+                sealed: is_sealed,
             });
         }
     }
@@ -320,7 +362,7 @@ fn clip(text: &str, width: usize) -> String {
     }
 }
 
-fn print_failures(prd: &Prd, report: &Report<'_>) {
+fn print_failures(prd: &Prd, sealed: Option<&zurdo::sealed::Sealed>, report: &Report<'_>) {
     let failed: Vec<&Row<'_>> = report
         .criteria
         .iter()
@@ -329,17 +371,21 @@ fn print_failures(prd: &Prd, report: &Report<'_>) {
     if !failed.is_empty() {
         println!("\nfailures:");
         for row in &failed {
-            let criterion = prd
-                .task(row.task)
-                .and_then(|t| t.criteria.iter().find(|c| c.line == row.line));
+            let (file, criterion) = match (row.sealed, sealed) {
+                (true, Some(sealed)) => (
+                    sealed.path.display().to_string(),
+                    sealed.of(row.task).iter().find(|c| c.line == row.line),
+                ),
+                _ => (
+                    report.prd.clone(),
+                    prd.task(row.task)
+                        .and_then(|t| t.criteria.iter().find(|c| c.line == row.line)),
+                ),
+            };
             if let Some(criterion) = criterion {
                 println!(
                     "\n{}",
-                    indent(&verify::render::failure(
-                        &report.prd,
-                        criterion,
-                        &row.result
-                    ))
+                    indent(&verify::render::failure(&file, criterion, &row.result))
                 );
             }
         }

@@ -410,6 +410,16 @@ pub enum Event {
         /// Each finding.
         caught: Vec<crate::evidence::Caught>,
     },
+    /// A task's sealed criteria ran (counts only: what they check is never
+    /// written where the agent reads).
+    SealedChecked {
+        /// The task.
+        task: String,
+        /// How many hold.
+        passing: usize,
+        /// How many there are.
+        total: usize,
+    },
     /// The coverage gate could not measure a task's attempt (outside git,
     /// say); the attempt is judged without it.
     CoverageUnmeasured {

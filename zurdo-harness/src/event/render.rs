@@ -289,6 +289,10 @@ pub fn lines(event: &Event) -> Vec<Line> {
             Warn,
             format!("warning: the verdict-surface walk stands down for {task}: the repository holds more than {max} entries ({seen} seen); only the surface files found at the task's start (and new ones beside them or at the root) are compared"),
         ),
+        Event::SealedChecked { passing, total, .. } => one(
+            if passing == total { Plain } else { Bad },
+            format!("  sealed: {passing}/{total} sealed criteria hold"),
+        ),
         Event::CoverageUnmeasured { task, why } => one(
             Warn,
             format!("warning: the coverage gate did not measure {task}: {why}"),

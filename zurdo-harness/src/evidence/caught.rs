@@ -36,6 +36,9 @@ pub enum CaughtKind {
     /// A coverage report the gate reads was written before this
     /// verification (it describes another tree).
     CoverageSourceStale,
+    /// A sealed criterion (one no prompt holds) does not hold: only its
+    /// typed reason is said, never its check or output.
+    SealedFailed,
 }
 
 impl CaughtKind {
@@ -49,6 +52,7 @@ impl CaughtKind {
             CaughtKind::CoverageBelowThreshold => "coverage_below_threshold",
             CaughtKind::CoverageSourceMissing => "coverage_source_missing",
             CaughtKind::CoverageSourceStale => "coverage_source_stale",
+            CaughtKind::SealedFailed => "sealed_failed",
         }
     }
 }
@@ -117,6 +121,7 @@ mod tests {
             CaughtKind::CoverageBelowThreshold,
             CaughtKind::CoverageSourceMissing,
             CaughtKind::CoverageSourceStale,
+            CaughtKind::SealedFailed,
         ] {
             let json = serde_json::to_value(kind).expect("serializes");
             assert_eq!(json, kind.name());

@@ -26,6 +26,7 @@ pub mod reasoning;
 mod record;
 mod regression;
 mod resume;
+mod sealed;
 mod task;
 mod verify;
 
@@ -47,7 +48,7 @@ use interrupt::Interrupt;
 use reasoning::Lessons;
 
 /// How to treat existing state.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Options {
     /// Resume without asking.
     pub resume: bool,
@@ -57,6 +58,9 @@ pub struct Options {
     pub no_prompt: bool,
     /// Skip the model probe.
     pub skip_model_check: bool,
+    /// The sealed criteria's file (`--sealed`; else `[verification]
+    /// sealed`).
+    pub sealed: Option<PathBuf>,
 }
 
 /// Runs a PRD, reporting live on stderr.
@@ -79,6 +83,9 @@ struct Context {
     config: Config,
     verifier: Verifier,
     standing: Vec<StandingRule>,
+    /// The sealed criteria, when a sealed file is given: they gate their
+    /// tasks but no prompt holds them.
+    sealed: Option<zurdo::sealed::Sealed>,
 }
 
 impl Context {

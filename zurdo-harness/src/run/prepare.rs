@@ -50,6 +50,12 @@ pub(super) fn prepare(
             "[verification] clean_room = \"bubblewrap\" but `bwrap` is not on PATH; install it (Debian: apt-get install bubblewrap) or use clean_room = \"checkout\"",
         ));
     }
+    if let Some(path) = &options.sealed {
+        // The command line's file (relative to where zurdo was started)
+        // takes the config's place.
+        let absolute = std::path::absolute(path).unwrap_or_else(|_| path.clone());
+        config.verification.sealed = Some(absolute.display().to_string());
+    }
     let dir = StateDir::new(&root, &relative);
     dir.check()?;
     let mut stale = None;
@@ -121,6 +127,13 @@ pub(super) fn prepare(
         }
     };
     let mut state = fix_policy(state, &dir, &mut config, &events)?;
+    let sealed = match &config.verification.sealed {
+        Some(written) => Some(
+            zurdo::sealed::load(&zurdo::sealed::resolve(written), &prd, &root)
+                .map_err(Error::invalid)?,
+        ),
+        None => None,
+    };
     let mut verifier = Verifier::new(&root, config.verification.clone())
         .map_err(|e| Error::invalid(format!("{}: {e}", root.display())))?
         .in_passes();
@@ -149,6 +162,7 @@ pub(super) fn prepare(
             config,
             verifier,
             standing,
+            sealed,
         },
         record: Record { dir, state },
         interrupt: Interrupt::install(events.clone(), lock.releaser()),
@@ -410,6 +424,16 @@ fn check_efforts(prd: &Prd, config: &Config) -> Result<(), Error> {
     }
 }
 
+/// The sealed file policy.json records when its bytes are no longer what
+/// it records: (path, the recorded hash, today's hash or `unreadable`).
+fn sealed_changed(document: Option<&serde_json::Value>) -> Option<(String, String, String)> {
+    let sealed = &document?["sealed"];
+    let path = sealed["path"].as_str()?;
+    let was = sealed["sha256"].as_str()?;
+    let now = zurdo::sealed::sha256_of(path).unwrap_or_else(|| "unreadable".to_string());
+    (now != was).then(|| (path.to_string(), was.to_string(), now))
+}
+
 /// Records the policy of a fresh run (`policy` in prd.json, `policy.json`,
 /// `config-at-run-start.toml`), or, on resume, puts the run-start
 /// `[verification]` back in force and warns when today's config would hash
@@ -437,14 +461,37 @@ fn fix_policy(
     if state.policy == today {
         return Ok(state);
     }
+    let recorded = |v: &zurdo::verify::VerificationConfig| crate::policy::id(v) == state.policy;
+    let document = dir
+        .read_policy()
+        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok());
+    if let Some((path, was, now)) = sealed_changed(document.as_ref()) {
+        return Err(Error::invalid(format!(
+            "the sealed criteria changed since the run started: {path} was sha256 {was}, is {now}; restore it, or `zurdo run --reset` to start over under the new sealed criteria"
+        )));
+    }
     events.emit(Event::PolicyKept {
         policy: state.policy.clone(),
     });
-    let recorded = |v: &zurdo::verify::VerificationConfig| crate::policy::id(v) == state.policy;
+    // The sealed file of a fresh run's `--sealed` is not in its config
+    // file: it is taken from policy.json (the id vouches for it).
+    let recorded_sealed = document
+        .as_ref()
+        .and_then(|doc| doc["verification"]["sealed"].as_str())
+        .map(str::to_string);
     let from_config = dir
         .read_config_at_run_start()
         .and_then(|text| zurdo::verify::VerificationConfig::parse(&text).ok())
-        .filter(recorded);
+        .and_then(|v| {
+            if recorded(&v) {
+                return Some(v);
+            }
+            let v = zurdo::verify::VerificationConfig {
+                sealed: recorded_sealed.clone(),
+                ..v
+            };
+            recorded(&v).then_some(v)
+        });
     if let Some(v) = from_config {
         config.verification = v;
         return Ok(state);
@@ -452,9 +499,8 @@ fn fix_policy(
     events.emit(Event::PolicyRecordAltered {
         path: dir.config_at_run_start().display().to_string(),
     });
-    let from_document = dir
-        .read_policy()
-        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+    let from_document = document
+        .as_ref()
         .and_then(|doc| serde_json::from_value(doc["verification"].clone()).ok())
         .filter(recorded);
     match from_document {

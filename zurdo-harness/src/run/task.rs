@@ -104,6 +104,8 @@ impl Run {
             .iter()
             .map(|c| self.ctx.verifier.criterion(c))
             .collect();
+        let sealed = self.run_sealed(task);
+        let sealed_failed = self.judge_sealed(task, sealed);
         self.end_pass(&task.id);
         if self.stopped_now().is_some() {
             // Stopped now mid-way: the criteria were killed; pre-flight
@@ -137,7 +139,9 @@ impl Run {
         if let Some(t) = self.record.task_mut(&task.id) {
             t.preflight_results = Some(records);
         }
-        if passing < results.len() {
+        // A sealed criterion that fails keeps the task for the agent (the
+        // live line counts them; nothing says which).
+        if passing < results.len() || !sealed_failed.is_empty() {
             self.save();
             return false;
         }

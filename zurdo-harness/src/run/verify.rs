@@ -189,6 +189,8 @@ impl Run {
                 .collect();
             demote_vanished_tests(task, &preflight, &attempts, &mut results);
         }
+        // The sealed criteria, in the same pass.
+        let sealed = self.run_sealed(task);
         let (broken, over_budget) = match self.ctx.check_standing() {
             Ok(broken) => (broken, None),
             Err(message) => (Vec::new(), Some(message)),
@@ -196,6 +198,7 @@ impl Run {
         // The verification window: evidence read by a passing hint must still
         // be what it was once the last check has run.
         let evidence_changed = zurdo::verify::window::close(self.ctx.verifier.root(), &mut results);
+        let sealed_failed = self.judge_sealed(task, sealed);
         // The in-place pass ends: what its criteria left running must not
         // serve the clean room's (or the next attempt's) checks.
         self.end_pass(&task.id);
@@ -244,6 +247,7 @@ impl Run {
                 .into_iter()
                 .chain(planted)
                 .chain(wrote_frozen)
+                .chain(sealed_failed)
                 .collect(),
             surface_stood_down: surface_stood_down
                 .map(|crate::evidence::surface::StandDown::TooMany(seen)| seen),

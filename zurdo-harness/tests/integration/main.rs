@@ -29,6 +29,7 @@ mod report;
 mod resume_prompt;
 mod review;
 mod run;
+mod sealed;
 mod skills;
 mod snapshots;
 mod standin;

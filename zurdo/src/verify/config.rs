@@ -75,6 +75,11 @@ pub struct VerificationConfig {
     /// Repository globs neither surface watches: a task whose job is to
     /// write the test machinery itself. Default none.
     pub surface_exempt: Vec<String>,
+    /// The sealed criteria's file ([`crate::sealed`]): criteria the agent
+    /// never sees, outside the repository (`~` is the home directory; a
+    /// relative path is the repository's). `zurdo run --sealed` overrides
+    /// it. Default none.
+    pub sealed: Option<String>,
 }
 
 /// `[verification.coverage]`: after a task's criteria pass, the share of
@@ -158,6 +163,7 @@ impl Default for VerificationConfig {
             verdict_surface_extra: Vec::new(),
             environment_surface: true,
             surface_exempt: Vec::new(),
+            sealed: None,
         }
     }
 }
@@ -280,6 +286,16 @@ impl VerificationConfig {
                 ),
             ));
         }
+        if let Some(sealed) = &v.sealed {
+            if !(sealed.starts_with('/') || sealed.starts_with("~/")) {
+                return Err(at(
+                    &spans.sealed,
+                    format!(
+                        "[verification] sealed = \"{sealed}\": use an absolute path or one under ~/ (the sealed file lives outside the repository, e.g. \"~/.config/zurdo/sealed/app.md\")"
+                    ),
+                ));
+            }
+        }
         super::env::check_allowlist(&v.env_allowlist)?;
         let mut protected = Vec::with_capacity(v.protected_paths.len());
         for (i, glob) in v.protected_paths.iter().enumerate() {
@@ -379,6 +395,7 @@ struct Spans {
     standing_budget_seconds: Option<Spanned<IgnoredAny>>,
     clean_room: Option<Spanned<IgnoredAny>>,
     regression_guard: Option<Spanned<IgnoredAny>>,
+    sealed: Option<Spanned<IgnoredAny>>,
     coverage: Option<Spanned<IgnoredAny>>,
     protected_paths: Option<Vec<Spanned<IgnoredAny>>>,
     verdict_surface_extra: Option<Vec<Spanned<IgnoredAny>>>,
