@@ -47,10 +47,19 @@ pub enum Command {
     Demo(DemoArgs),
 
     /// Write a commented .zurdo/config.toml (never touches .gitignore).
+    ///
+    /// Its effort maps come from each CLI's own model list where the CLI
+    /// can list offline (`codex debug models`), else from zurdo's
+    /// documented defaults; it says which.
     Init(InitArgs),
 
-    /// Check the setup: config, each effort-map model and the analyzer
-    /// through their CLIs. Writes nothing.
+    /// Check the setup: the config, each provider's CLI and every model in
+    /// use. Writes nothing.
+    ///
+    /// Each provider's CLI: installed or not (and its version), logged in
+    /// or not where it has an offline check, the models it lists where it
+    /// can. Every effort-map model of the executor, and the analyzer's and
+    /// the reasoner's: probed through its CLI, all at once.
     Doctor(DoctorArgs),
 
     /// Inspect run state.
@@ -58,10 +67,24 @@ pub enum Command {
     State(StateCommand),
 
     /// Write and print the report of a PRD's run from its saved state:
-    /// statuses, attempts, tokens, and (each only when not empty) Diagnoses,
-    /// Fingerprint Stalls, Halt Attributions, Heal Routings, Lessons
-    /// Extracted and Lessons Injected.
+    /// statuses, attempts, tokens, and (each only when not empty) Reviews,
+    /// Diagnoses, Fingerprint Stalls, Halt Attributions, Heal Routings,
+    /// Lessons Extracted and Lessons Injected.
     Report(ReportArgs),
+
+    /// Sign off `[manual]` criteria: walk what awaits review (the
+    /// criterion, the task's diff since its rollback point, the automated
+    /// evidence) and approve, reject (with a reason) or skip each.
+    ///
+    /// Decisions are appended to .zurdo/<slug>/review-log.jsonl, a hash
+    /// chain. A task whose every [manual] criterion is approved becomes
+    /// passed; a rejection sends it back to pending, its next prompt
+    /// carrying the reason. Holds the PRD's lock (exit 3 while a run holds
+    /// it). Without a terminal on stdin and without --approve/--reject it
+    /// lists what awaits review and asks nothing. Exit codes: 0 done, 1
+    /// --verify found the chain broken, 2 a bad PRD, argument or state, 3
+    /// refused (the lock), 4 the PRD changed since its run state.
+    Review(ReviewArgs),
 
     /// The lesson library (`lessons/lesson-<hash8>.md`): list it, preview
     /// what would surface for a PRD's tasks, or delete it.
@@ -78,10 +101,39 @@ pub enum Command {
     #[command(subcommand)]
     Vela(VelaCommand),
 
+    /// The bundled skills (zurdo-prd-author, zurdo-hint-debugger,
+    /// zurdo-state-summary): where they are installed and whether up to
+    /// date, and installing them into the providers' skill directories.
+    #[command(subcommand)]
+    Skills(SkillsCommand),
+
     /// A scripted stand-in for an agent CLI (the demo agent and the tests'
     /// agents; the zurdo-standin crate): `zurdo stand-in <claude|codex|copilot|gemini> <that CLI's args>…`.
     #[command(hide = true, disable_help_flag = true, disable_version_flag = true)]
     StandIn(StandInArgs),
+
+    /// The agent CLI's parent, which kills whatever the agent started when
+    /// zurdo goes away (`zurdo __sentinel -- <cli> <args>…`; started by
+    /// zurdo itself, never by hand).
+    #[command(
+        name = "__sentinel",
+        hide = true,
+        disable_help_flag = true,
+        disable_version_flag = true
+    )]
+    Sentinel(SentinelArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct SentinelArgs {
+    /// The agent CLI and its arguments.
+    #[arg(
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        required = true,
+        value_name = "CLI"
+    )]
+    pub command: Vec<std::ffi::OsString>,
 }
 
 /// Output formats.
@@ -117,6 +169,11 @@ pub struct VerifyArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
+
+    /// Also check the sealed criteria of this file (default: the config's
+    /// `[verification] sealed`).
+    #[arg(long, value_name = "FILE")]
+    pub sealed: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -156,6 +213,12 @@ pub struct RunArgs {
     /// (a login, a quota, a fixed criterion).
     #[arg(long, conflicts_with = "reset")]
     pub retry_failed: bool,
+
+    /// Criteria the agent never sees: a PRD-shaped file outside the
+    /// repository whose tasks add criteria to the PRD's (default: the
+    /// config's `[verification] sealed`).
+    #[arg(long, value_name = "FILE")]
+    pub sealed: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -197,6 +260,50 @@ pub struct ReportArgs {
     pub format: ReportFormat,
 }
 
+#[derive(Debug, Args)]
+pub struct ReviewArgs {
+    /// The PRD whose run to review.
+    #[arg(value_name = "PRD")]
+    pub prd: PathBuf,
+
+    /// Approve a [manual] criterion without asking (repeatable):
+    /// `<task>::<criterion>`, the criterion named as its cargo test
+    /// (`task_2::the_wording_reads_well`; the task id works too:
+    /// `task-2::the_wording_reads_well`).
+    #[arg(long, value_name = "TASK::CRITERION", conflicts_with_all = ["reject", "verify"])]
+    pub approve: Vec<String>,
+
+    /// Reject a [manual] criterion without asking; needs --reason. The task
+    /// goes back to pending, and its next prompt carries the reason.
+    #[arg(
+        long,
+        value_name = "TASK::CRITERION",
+        requires = "reason",
+        conflicts_with = "verify"
+    )]
+    pub reject: Option<String>,
+
+    /// Why (required with --reject, optional with --approve).
+    #[arg(long, value_name = "TEXT", conflicts_with = "verify")]
+    pub reason: Option<String>,
+
+    /// Check review-log.jsonl's chain and name the first entry that does
+    /// not check (exit 1); writes nothing and takes no lock.
+    #[arg(long)]
+    pub verify: bool,
+
+    /// Output format: with `json` nothing is asked, and stdout is one
+    /// document (what awaits review and the decisions recorded, or the
+    /// chain check with --verify).
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+
+    /// Ask even when stdin is not a terminal (answers read line by line
+    /// from stdin; for scripts that drive the session).
+    #[arg(long, hide = true, conflicts_with_all = ["approve", "reject", "verify"])]
+    pub interactive: bool,
+}
+
 /// Report formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ReportFormat {
@@ -204,6 +311,32 @@ pub enum ReportFormat {
     Markdown,
     /// The run state as JSON.
     Json,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SkillsCommand {
+    /// Each bundled skill and, for each provider's skill directory in this
+    /// repository, whether it is installed there: up to date, outdated, or
+    /// edited since zurdo installed it.
+    List {
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
+    /// Install a bundled skill (or all of them) into the skill directory of
+    /// every provider the config uses. An install someone edited is left
+    /// alone unless --force; a directory zurdo did not install, always.
+    Install {
+        /// The skill's name.
+        #[arg(value_name = "SKILL", required_unless_present = "all")]
+        name: Option<String>,
+        /// Every bundled skill.
+        #[arg(long, conflicts_with = "name")]
+        all: bool,
+        /// Replace installs someone edited.
+        #[arg(long)]
+        force: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]

@@ -26,6 +26,9 @@ pub enum Exit {
     /// use in an attempt, crashed): no attempt was charged, and the next
     /// `zurdo run` resumes once the cause is fixed.
     AgentUnavailable,
+    /// Stopped now by a signal: `128 + signal` (130 a second Ctrl-C, 143
+    /// SIGTERM, 129 SIGHUP).
+    Signaled(u8),
 }
 
 impl Exit {
@@ -38,6 +41,7 @@ impl Exit {
             Exit::Refused => 3,
             Exit::Drift => 4,
             Exit::AgentUnavailable => 5,
+            Exit::Signaled(code) => code,
         }
     }
 
@@ -73,6 +77,8 @@ pub enum ErrorKind {
     Agent,
     /// An operation did not succeed (vela could not start or stop).
     Failed,
+    /// A run stopped now by a signal; the exit code is `128 + signal`.
+    Stopped(u8),
 }
 
 impl ErrorKind {
@@ -84,6 +90,7 @@ impl ErrorKind {
             ErrorKind::Drift | ErrorKind::Probe => Exit::Drift,
             ErrorKind::Agent => Exit::AgentUnavailable,
             ErrorKind::Failed => Exit::Failed,
+            ErrorKind::Stopped(code) => Exit::Signaled(code),
         }
     }
 }
@@ -157,6 +164,7 @@ mod tests {
         assert_eq!(code(ErrorKind::Probe), 4);
         assert_eq!(code(ErrorKind::Agent), 5);
         assert_eq!(code(ErrorKind::Failed), 1);
+        assert_eq!(code(ErrorKind::Stopped(143)), 143);
         assert_eq!((Exit::Ok.code(), Exit::ok_if(false).code()), (0, 1));
         let e = Error::io(Path::new("/x/y"), "cannot write", "denied");
         assert_eq!(e.to_string(), "cannot write /x/y: denied");

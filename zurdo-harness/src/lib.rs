@@ -29,5 +29,6 @@ pub mod prompt;
 pub mod reason;
 pub mod report;
 pub mod run;
+pub mod skills;
 pub mod state;
 pub mod vela;

@@ -17,6 +17,9 @@ fn main() -> ExitCode {
     // A same-user process (an agent's leftovers, a criterion walking up
     // /proc) must not read the environment zurdo keeps from the criteria.
     zurdo::exec::protect_own_environment();
+    // Every agent CLI runs under a sentinel (this binary again): nothing an
+    // agent starts outlives zurdo, even a `kill -9` of zurdo.
+    zurdo_harness::agent::sentinel::enable("/proc/self/exe");
     let cli = cli::Cli::parse();
     let outcome = match cli.command {
         cli::Command::Validate(args) => commands::validate::run(&args),
@@ -27,10 +30,16 @@ fn main() -> ExitCode {
         cli::Command::Doctor(args) => commands::doctor::run(&args),
         cli::Command::State(command) => commands::state::run(&command),
         cli::Command::Report(args) => commands::report::run(&args),
+        cli::Command::Review(args) => commands::review::run(&args),
         cli::Command::Reason(command) => commands::reason::run(&command),
         cli::Command::Lumen(command) => commands::lumen::run(&command),
         cli::Command::Vela(command) => commands::vela::run(&command),
+        cli::Command::Skills(command) => commands::skills::run(&command),
         // A fake CLI ends with that CLI's own exit codes.
+        cli::Command::Sentinel(args) => match args.command.split_first() {
+            Some((program, rest)) => zurdo_harness::agent::sentinel::main(program, rest),
+            None => return ExitCode::from(2),
+        },
         cli::Command::StandIn(args) => {
             return ExitCode::from(zurdo_standin::main(&args.cli, &args.args))
         }

@@ -28,6 +28,7 @@ pub mod build;
 pub mod exec;
 pub mod harness;
 pub mod lint;
+pub mod sealed;
 mod shell;
 pub mod source;
 pub mod verify;

@@ -184,14 +184,59 @@ fn stdin_file(text: &str) -> std::io::Result<std::fs::File> {
     Ok(file)
 }
 
-/// Kills the process group of the agent (or probe) running when this
+/// The process groups of the agents (or probes) running now, so a stop
+/// can kill every one of them: probes of distinct models run at once, each
+/// in a group of its own. Cloning shares the set.
+#[derive(Debug, Clone, Default)]
+pub struct Groups(Arc<Mutex<Vec<i32>>>);
+
+impl Groups {
+    fn with<T>(&self, f: impl FnOnce(&mut Vec<i32>) -> T) -> T {
+        f(&mut self.0.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    /// Tracks the process group `group` (0 or one that does not fit an
+    /// `i32`: nothing).
+    pub fn add(&self, group: u32) {
+        if let Ok(g) = i32::try_from(group) {
+            if g > 0 {
+                self.with(|v| v.push(g));
+            }
+        }
+    }
+
+    /// Stops tracking `group` (it ended).
+    pub fn remove(&self, group: u32) {
+        self.with(|v| v.retain(|&g| i64::from(g) != i64::from(group)));
+    }
+
+    /// Tracks `group` alone (0: none): for the loop's one agent at a time.
+    pub fn set(&self, group: u32) {
+        self.with(Vec::clear);
+        self.add(group);
+    }
+
+    /// The groups tracked now.
+    pub fn list(&self) -> Vec<i32> {
+        self.with(|v| v.clone())
+    }
+
+    /// Kills every tracked group.
+    pub fn kill_all(&self) {
+        for g in self.list() {
+            exec::kill_group(g);
+        }
+    }
+}
+
+/// Kills the process groups of the agents (or probes) running when this
 /// process gets SIGINT or SIGTERM, then exits (130, or 143 for SIGTERM):
-/// for the commands that run an agent without a run loop (`zurdo doctor`,
+/// for the commands that run agents without a run loop (`zurdo doctor`,
 /// `zurdo init --check-models`). The agent's CLI dies with zurdo anyway
 /// (`PR_SET_PDEATHSIG`), but what it started would not.
 #[derive(Debug, Clone, Default)]
 pub struct KillOnSignal {
-    group: std::sync::Arc<std::sync::atomic::AtomicI32>,
+    groups: Groups,
     stopping: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
@@ -200,7 +245,7 @@ impl KillOnSignal {
     /// loses the cleanup, so it is ignored).
     pub fn install() -> KillOnSignal {
         let guard = KillOnSignal::default();
-        let group = std::sync::Arc::clone(&guard.group);
+        let groups = guard.groups.clone();
         let stopping = std::sync::Arc::clone(&guard.stopping);
         if let Ok(mut signals) = signal_hook::iterator::Signals::new([
             signal_hook::consts::SIGINT,
@@ -209,10 +254,7 @@ impl KillOnSignal {
             std::thread::spawn(move || {
                 if let Some(signal) = signals.forever().next() {
                     stopping.store(true, std::sync::atomic::Ordering::SeqCst);
-                    let pid = group.load(std::sync::atomic::Ordering::SeqCst);
-                    if pid > 0 {
-                        zurdo::exec::kill_group(pid);
-                    }
+                    groups.kill_all();
                     std::process::exit(128 + signal);
                 }
             });
@@ -221,21 +263,23 @@ impl KillOnSignal {
     }
 
     /// Waits here for good when a signal arrived: the watcher is killing
-    /// the probe and will exit with the signal's status, and the caller
+    /// the probes and will exit with the signal's status, and the caller
     /// must not go on (or end the process first with another status)
-    /// because its probe just died.
+    /// because its probes just died.
     pub fn hold_if_stopping(&self) {
         while self.stopping.load(std::sync::atomic::Ordering::SeqCst) {
             std::thread::sleep(std::time::Duration::from_millis(50));
         }
     }
 
-    /// The process group to kill (0: none).
+    /// The process group to kill (0: none), alone.
     pub fn set(&self, group: u32) {
-        self.group.store(
-            i32::try_from(group).unwrap_or(0),
-            std::sync::atomic::Ordering::SeqCst,
-        );
+        self.groups.set(group);
+    }
+
+    /// Every process group a stop kills (for several probes at once).
+    pub fn groups(&self) -> &Groups {
+        &self.groups
     }
 }
 
@@ -282,6 +326,22 @@ pub struct Outcome {
     pub failure: Option<InfraFailure>,
 }
 
+/// Makes `command`'s process die with the thread that starts it (zurdo's,
+/// or one of its threads that waits for it): the agent runs in its own
+/// process group (needed for the timeout), which keeps a `kill -9` of
+/// zurdo from reaching it otherwise.
+pub fn die_with_zurdo(command: &mut Command) {
+    // SAFETY: the closure runs between fork and exec and only calls prctl,
+    // which is async-signal-safe.
+    unsafe {
+        use std::os::unix::process::CommandExt;
+        command.pre_exec(|| {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            Ok(())
+        });
+    }
+}
+
 /// Runs `invocation` for `provider` with a deadline.
 pub fn run(
     provider: Provider,
@@ -318,20 +378,12 @@ pub fn run_watched(
     tee: &mut dyn FnMut(Stream, &[u8]),
     progress: Option<&Progress>,
 ) -> std::io::Result<Outcome> {
-    let mut command = Command::new(&invocation.program);
-    // The agent dies with zurdo: its own process group (needed for the
-    // timeout) keeps a `kill -9` of zurdo from reaching it otherwise.
-    // SAFETY: the closure runs between fork and exec and only calls prctl,
-    // which is async-signal-safe.
-    unsafe {
-        use std::os::unix::process::CommandExt;
-        command.pre_exec(|| {
-            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-            Ok(())
-        });
-    }
+    // The CLI runs under a sentinel (see [`super::sentinel`]): nothing it
+    // starts outlives zurdo, even a `kill -9` of zurdo. A CLI that cannot
+    // be started is said here, as spawning it directly would.
+    resolve(&invocation.program, &invocation.dir)?;
+    let (mut command, _watch) = super::sentinel::wrap(&invocation.program, &invocation.args)?;
     command
-        .args(&invocation.args)
         .envs(invocation.env.iter().map(|(k, v)| (k, v)))
         .current_dir(&invocation.dir)
         .stdin(match &invocation.stdin {
@@ -390,6 +442,35 @@ pub fn run_watched(
         report,
         failure,
     })
+}
+
+/// Where `program` would be found by the sentinel (run in `dir`, with
+/// zurdo's `PATH`): an error like spawning it would give when it would not
+/// be (`No such file or directory`, `Permission denied`).
+fn resolve(program: &str, dir: &Path) -> std::io::Result<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let runnable =
+        |p: &Path| std::fs::metadata(p).map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0);
+    let candidates: Vec<PathBuf> = if program.contains('/') {
+        vec![dir.join(program)]
+    } else {
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+            .map(|d| dir.join(d).join(program))
+            .collect()
+    };
+    let mut denied = false;
+    for candidate in candidates {
+        match runnable(&candidate) {
+            Ok(true) => return Ok(candidate),
+            Ok(false) => denied = true,
+            Err(_) => {}
+        }
+    }
+    Err(std::io::Error::from_raw_os_error(if denied {
+        libc::EACCES
+    } else {
+        libc::ENOENT
+    }))
 }
 
 #[cfg(test)]
@@ -500,6 +581,23 @@ echo '{"type":"turn.completed","usage":{"input_tokens":1,"cached_input_tokens":0
         assert_eq!(outcome.signal, Some(11));
         let failure = outcome.failure.expect("a crash");
         assert_eq!(failure.kind, crate::agent::failure::FailureKind::CliCrashed);
+    }
+
+    #[test]
+    fn groups_track_several_and_set_keeps_one() {
+        let g = Groups::default();
+        g.add(10);
+        g.add(0);
+        g.add(11);
+        assert_eq!(g.list(), [10, 11]);
+        g.remove(10);
+        assert_eq!(g.list(), [11]);
+        g.set(12);
+        assert_eq!(g.list(), [12]);
+        g.set(0);
+        assert!(g.list().is_empty());
+        g.add(u32::MAX);
+        assert!(g.list().is_empty(), "not a group id");
     }
 
     #[test]

@@ -1,8 +1,10 @@
 //! Coding-agent CLIs: the providers zurdo drives, how their event streams
 //! read, and how one attempt is run.
 
+pub mod catalog;
 pub mod failure;
 pub mod invoke;
+pub mod sentinel;
 pub mod vocabulary;
 
 use serde::{Deserialize, Serialize};

@@ -82,6 +82,9 @@ pub enum Settled {
     /// It had passed, and its criteria no longer hold on the run's final
     /// tree.
     RegressedAfterSettle,
+    /// Every criterion held before any agent ran and `[verification]
+    /// require_red_first` is on.
+    Unproven,
 }
 
 /// Why an attempt was dropped without being counted.
@@ -99,6 +102,15 @@ pub enum DropCause {
     /// limited, no network, not installed, crashed…): not the task's
     /// failure. The event's `failure` says which.
     AgentUnavailable,
+}
+
+/// An approval that does not count, dropped from its task.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DroppedApproval {
+    /// The criterion, named as its cargo test.
+    pub criterion: String,
+    /// Why it does not count.
+    pub why: String,
 }
 
 /// What happened to a lesson extraction after a recovery.
@@ -223,9 +235,24 @@ pub enum Event {
         model: String,
         /// True when it answered.
         ok: bool,
-        /// Advisory warnings (vocabulary canary, usage gap).
+        /// Advisory warnings (what the CLI warned about, the vocabulary
+        /// canary, the usage gap).
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         warnings: Vec<String>,
+        /// Why it failed, quoting the CLI.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
+        /// Wall time.
+        #[serde(default)]
+        duration_ms: u64,
+    },
+    /// A model probe began (all of a run's probes start at once; their
+    /// results follow in model order).
+    ProbeStarted {
+        /// The model.
+        model: String,
+        /// The provider whose CLI is asked.
+        provider: String,
     },
 
     // ----- the run
@@ -450,6 +477,24 @@ pub enum Event {
         /// Each finding.
         caught: Vec<crate::evidence::Caught>,
     },
+    /// A task's sealed criteria ran (counts only: what they check is never
+    /// written where the agent reads).
+    SealedChecked {
+        /// The task.
+        task: String,
+        /// How many hold.
+        passing: usize,
+        /// How many there are.
+        total: usize,
+    },
+    /// The coverage gate could not measure a task's attempt (outside git,
+    /// say); the attempt is judged without it.
+    CoverageUnmeasured {
+        /// The task.
+        task: String,
+        /// Why.
+        why: String,
+    },
     /// The frozen-path hashing leg stands down: the globs match too many files.
     FrozenStandDown {
         /// The task.
@@ -628,6 +673,54 @@ pub enum Event {
         lessons: Vec<String>,
     },
 
+    // ----- review (`zurdo review`, and what a run does with its log)
+    /// A reviewer's decision on one `[manual]` criterion, appended to
+    /// review-log.jsonl.
+    Reviewed {
+        /// The task.
+        task: String,
+        /// The criterion, named as its cargo test.
+        criterion: String,
+        /// `approved` or `rejected`.
+        decision: crate::state::review_log::Decision,
+        /// Who decided.
+        reviewer: String,
+        /// Why (always for a rejection).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+        /// The entry's line in review-log.jsonl.
+        line: usize,
+        /// The task's status after the decision.
+        status: Status,
+        /// The task's `[manual]` criteria still awaiting review.
+        #[serde(default)]
+        awaiting: usize,
+    },
+    /// review-log.jsonl does not check: entries that do not check count
+    /// for nothing.
+    ReviewChainBroken {
+        /// The log.
+        path: String,
+        /// The first line that does not check (one past the last when
+        /// entries are missing from its end).
+        line: usize,
+        /// What is wrong with it.
+        what: String,
+        /// How many lines do not check.
+        broken: usize,
+    },
+    /// Approvals of a task that do not count (their entries do not check,
+    /// or are gone) were dropped; a task that had passed awaits review
+    /// again.
+    ReviewUnvouched {
+        /// The task.
+        task: String,
+        /// Each approval dropped, and why.
+        dropped: Vec<DroppedApproval>,
+        /// The task's status now.
+        status: Status,
+    },
+
     // ----- the end, and stops
     /// Tasks that passed without an attempt (green before the run).
     UnprovenPasses {
@@ -650,10 +743,16 @@ pub enum Event {
         /// Why.
         error: String,
     },
-    /// The first Ctrl-C (or SIGTERM): the current iteration finishes.
+    /// The first Ctrl-C: the current iteration finishes.
     StopRequested,
-    /// The second: the agent is killed and zurdo exits now.
-    StoppedNow,
+    /// A stop now (a second Ctrl-C, SIGTERM, SIGHUP): the agent and every
+    /// process zurdo started are killed, the attempt is dropped, the state
+    /// written, the lock released.
+    StoppedNow {
+        /// The signal (`SIGINT`, `SIGTERM`, `SIGHUP`; absent in old logs).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        signal: Option<String>,
+    },
 
     // ----- records that could not be kept
     /// A state file could not be written (the run goes on).
@@ -754,5 +853,48 @@ impl Events {
     fn sinks(&self) -> std::sync::MutexGuard<'_, Sinks> {
         // A panic while reporting leaves nothing half-written that matters.
         self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+#[cfg(test)]
+mod documented {
+    /// Every event's name, as progress.log writes it, is in docs/run.md's
+    /// list (read from this file's own `Event` enum, so a new event cannot
+    /// be forgotten there).
+    #[test]
+    fn every_event_is_listed_in_docs_run_md() {
+        let source = include_str!("mod.rs");
+        let docs = include_str!("../../../docs/run.md");
+        let start = source.find("pub enum Event {").expect("the enum");
+        let body = &source[start..];
+        let end = body.find("\n}\n").expect("its end");
+        let mut missing = Vec::new();
+        let mut seen = 0;
+        for line in body[..end].lines() {
+            let Some(name) = line.strip_prefix("    ").filter(|l| !l.starts_with(' ')) else {
+                continue;
+            };
+            let name = name.trim_end_matches([',', '{', ' ']);
+            if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric()) {
+                continue;
+            }
+            let mut snake = String::new();
+            for (i, c) in name.chars().enumerate() {
+                if c.is_ascii_uppercase() {
+                    if i > 0 {
+                        snake.push('_');
+                    }
+                    snake.push(c.to_ascii_lowercase());
+                } else {
+                    snake.push(c);
+                }
+            }
+            seen += 1;
+            if !docs.contains(&format!("`{snake}`")) {
+                missing.push(snake);
+            }
+        }
+        assert!(seen > 40, "the enum was read: {seen} events");
+        assert!(missing.is_empty(), "not in docs/run.md: {missing:?}");
     }
 }

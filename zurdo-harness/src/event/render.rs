@@ -145,10 +145,25 @@ pub fn lines(event: &Event) -> Vec<Line> {
         Event::StandingPreflight { rules, broken: 0 } => {
             one(Plain, format!("zurdo: {rules} standing rule(s) hold"))
         }
-        Event::ModelProbe { warnings, .. } => warnings
-            .iter()
-            .map(|w| line(Warn, format!("warning: {w}")))
-            .collect(),
+        Event::ProbeStarted { model, provider } => {
+            one(Plain, format!("zurdo: probing `{model}` ({provider}) …"))
+        }
+        Event::ModelProbe {
+            model,
+            ok,
+            warnings,
+            duration_ms,
+            ..
+        } => {
+            let secs = *duration_ms as f64 / 1000.0;
+            let mut lines = vec![if *ok {
+                line(Good, format!("zurdo: `{model}` answered ({secs:.1}s)"))
+            } else {
+                line(Bad, format!("zurdo: `{model}` failed its probe ({secs:.1}s)"))
+            }];
+            lines.extend(warnings.iter().map(|w| line(Warn, format!("warning: {w}"))));
+            lines
+        }
         Event::RunStarted {
             display,
             tasks,
@@ -305,6 +320,14 @@ pub fn lines(event: &Event) -> Vec<Line> {
         Event::SurfaceStandDown { task, max, seen } => one(
             Warn,
             format!("warning: the verdict-surface walk stands down for {task}: the repository holds more than {max} entries ({seen} seen); only the surface files found at the task's start (and new ones beside them or at the root) are compared"),
+        ),
+        Event::SealedChecked { passing, total, .. } => one(
+            if passing == total { Plain } else { Bad },
+            format!("  sealed: {passing}/{total} sealed criteria hold"),
+        ),
+        Event::CoverageUnmeasured { task, why } => one(
+            Warn,
+            format!("warning: the coverage gate did not measure {task}: {why}"),
         ),
         Event::FrozenStandDown { task, max, seen } => one(
             Warn,
@@ -566,10 +589,12 @@ pub fn lines(event: &Event) -> Vec<Line> {
             Warn,
             "\nzurdo: stopping after this iteration (Ctrl-C again to stop now)".to_string(),
         ),
-        Event::StoppedNow => one(
+        Event::StoppedNow { signal } => one(
             Warn,
-            "\nzurdo: stopped; `zurdo run` again resumes (the interrupted attempt is not counted)"
-                .to_string(),
+            format!(
+                "\nzurdo: stopping now{}: the running agent and criteria are killed; `zurdo run` again resumes (the interrupted attempt is not counted)",
+                signal.as_ref().map_or(String::new(), |s| format!(" ({s})"))
+            ),
         ),
         Event::CannotWrite { path, error } => {
             one(Warn, format!("warning: cannot write {path}: {error}"))
@@ -585,6 +610,78 @@ pub fn lines(event: &Event) -> Vec<Line> {
                 if *delete { "delete" } else { "record" }
             ),
         ),
+        Event::Reviewed {
+            task,
+            criterion,
+            decision: crate::state::review_log::Decision::Approved,
+            line: at,
+            status,
+            awaiting,
+            ..
+        } => one(
+            Good,
+            if *awaiting == 0 {
+                format!(
+                    "zurdo: approved {criterion} (review-log.jsonl line {at}); {task} is {}",
+                    status.name()
+                )
+            } else {
+                format!(
+                    "zurdo: approved {criterion} (review-log.jsonl line {at}); {task} still awaits review of {awaiting} [manual] criteri{}",
+                    if *awaiting == 1 { "on" } else { "a" }
+                )
+            },
+        ),
+        Event::Reviewed {
+            task,
+            criterion,
+            reason,
+            line: at,
+            ..
+        } => one(
+            Bad,
+            format!(
+                "zurdo: rejected {criterion} (review-log.jsonl line {at}): {}; {task} is pending again with one more attempt, and its next prompt carries the reason",
+                first_line(reason.as_deref().unwrap_or(""))
+            ),
+        ),
+        Event::ReviewChainBroken {
+            path,
+            line: at,
+            what,
+            broken,
+        } => one(
+            Warn,
+            format!(
+                "warning: {path} does not check at line {at}: {what}{}; an entry that does not check counts for nothing (`zurdo review --verify` names every one)",
+                if *broken > 1 {
+                    format!(" ({broken} lines do not check)")
+                } else {
+                    String::new()
+                }
+            ),
+        ),
+        Event::ReviewUnvouched {
+            task,
+            dropped,
+            status,
+        } => {
+            let mut out = vec![line(
+                Warn,
+                format!(
+                    "warning: {task}: {} approval{} not counted; it is {}",
+                    dropped.len(),
+                    if dropped.len() == 1 { " is" } else { "s are" },
+                    status.name()
+                ),
+            )];
+            out.extend(
+                dropped
+                    .iter()
+                    .map(|d| line(Warn, format!("      {}: {}", d.criterion, d.why))),
+            );
+            out
+        }
         Event::Baseline { .. }
         | Event::VerifierContext { .. }
         | Event::StandingPreflight { .. }
@@ -628,6 +725,10 @@ fn settled_lines(settled: &Settled) -> Vec<Line> {
         Settled::Halted => (
             Style::Bad,
             "  halted by diagnosis: further attempts would not help; the task fails".to_string(),
+        ),
+        Settled::Unproven => (
+            Style::Warn,
+            "  unproven: every criterion held before any agent ran, and [verification] require_red_first asks for one that was red: nothing in this run proves the task".to_string(),
         ),
         Settled::RegressedAfterSettle => (
             Style::Bad,

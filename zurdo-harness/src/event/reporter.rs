@@ -89,7 +89,7 @@ impl Reporter {
                 | Event::AgentNotStarted { .. }
                 | Event::AttemptDropped { .. }
                 | Event::RateLimitWait { .. }
-                | Event::StoppedNow
+                | Event::StoppedNow { .. }
                 | Event::RunFinished { .. }
         ) {
             self.spinner = None;

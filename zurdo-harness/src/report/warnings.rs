@@ -103,6 +103,9 @@ fn line(event: &Event) -> Option<String> {
         Event::PolicyRecordAltered { path } => format!(
             "{path} no longer matched the recorded policy (it was altered); the run-start [verification] was restored from policy.json or the run refused"
         ),
+        Event::CoverageUnmeasured { task, why } => {
+            format!("`{task}`: the coverage gate did not measure: {why}")
+        }
         Event::FrozenStandDown { task, max, seen } => format!(
             "`{task}`: the frozen-path hashing stood down ({seen} files, over {max})"
         ),
@@ -125,7 +128,11 @@ fn line(event: &Event) -> Option<String> {
             "could not {} {name}: {error}",
             if *delete { "delete" } else { "record" }
         ),
-        Event::StopRequested => "a stop was requested (Ctrl-C or SIGTERM)".to_string(),
+        Event::StopRequested => "a stop was requested (Ctrl-C)".to_string(),
+        Event::StoppedNow { signal } => format!(
+            "the run was stopped now{}: the attempt under way was dropped, not counted",
+            signal.as_ref().map_or(String::new(), |s| format!(" ({s})"))
+        ),
         _ => return None,
     })
 }
@@ -166,7 +173,7 @@ mod tests {
         section(&mut out, &events);
         assert_eq!(
             out,
-            "\n## Warnings\n\n- a stop was requested (Ctrl-C or SIGTERM)\n- `task-1` attempt 2 was interrupted: dropped, not counted\n"
+            "\n## Warnings\n\n- a stop was requested (Ctrl-C)\n- `task-1` attempt 2 was interrupted: dropped, not counted\n"
         );
         let mut none = String::new();
         section(&mut none, &events[1..2]);

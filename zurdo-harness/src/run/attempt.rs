@@ -29,6 +29,8 @@ pub(super) enum Attempted {
     /// The agent's CLI could not work: the attempt was dropped, not counted,
     /// not verified.
     Unavailable(InfraFailure),
+    /// A stop now cut it short: dropped, not counted; the run ends.
+    Stopped,
 }
 
 /// What the agent did in one attempt.
@@ -60,7 +62,12 @@ impl Run {
             max,
             model: model.to_string(),
         });
-        let agent = match self.run_agent(task, attempt, model, &prompt) {
+        let agent = self.run_agent(task, attempt, model, &prompt);
+        if self.stopped_now().is_some() {
+            // Stopped now: the agent was killed; nothing of the attempt counts.
+            return self.dropped_now(task, attempt);
+        }
+        let agent = match agent {
             Ok(agent) => agent,
             Err(failure) => {
                 // Not the task's failure: the attempt is not counted, not
@@ -76,6 +83,10 @@ impl Run {
             }
         };
         let verification = self.verify(task, attempt);
+        if self.stopped_now().is_some() {
+            // The criteria were killed mid-way: no verdict to record.
+            return self.dropped_now(task, attempt);
+        }
         let header = Header {
             attempt,
             model: model.to_string(),
@@ -94,6 +105,17 @@ impl Run {
             Some((status, settled)) => Attempted::Settled(status, settled),
             None => Attempted::Failed,
         }
+    }
+
+    /// An attempt a stop now cut short: dropped, not counted.
+    fn dropped_now(&mut self, task: &Task, attempt: u32) -> Attempted {
+        self.events.emit(Event::AttemptDropped {
+            task: task.id.clone(),
+            attempt,
+            cause: DropCause::Interrupted,
+            failure: None,
+        });
+        Attempted::Stopped
     }
 
     /// The prompt of `attempt`: the task, the last failure when retrying,
@@ -238,6 +260,8 @@ impl Run {
             t.attempts = attempt;
             t.iterations.push(recorded.iteration);
             t.retry_context = recorded.retry_context;
+            // Approvals were of the previous result.
+            t.approvals.clear();
         }
         let flaky = self.record.task(&task.id).map(|t| t.flaky_criteria());
         if let Some(flaky) = flaky.filter(|f| !f.is_empty()) {

@@ -20,6 +20,7 @@
 //! Everything the loop reports is an [`Event`]; nothing here prints.
 
 mod attempt;
+mod coverage;
 mod infra;
 pub mod interrupt;
 pub mod orphans;
@@ -29,6 +30,7 @@ pub mod reasoning;
 mod record;
 mod regression;
 mod resume;
+mod sealed;
 mod task;
 mod verify;
 
@@ -50,7 +52,7 @@ use interrupt::Interrupt;
 use reasoning::Lessons;
 
 /// How to treat existing state.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Options {
     /// Resume without asking.
     pub resume: bool,
@@ -63,6 +65,9 @@ pub struct Options {
     /// Failed tasks back to pending with a fresh attempt budget (their
     /// history kept), the tasks they blocked unblocked.
     pub retry_failed: bool,
+    /// The sealed criteria's file (`--sealed`; else `[verification]
+    /// sealed`).
+    pub sealed: Option<PathBuf>,
 }
 
 /// Runs a PRD, reporting live on stderr.
@@ -85,6 +90,9 @@ struct Context {
     config: Config,
     verifier: Verifier,
     standing: Vec<StandingRule>,
+    /// The sealed criteria, when a sealed file is given: they gate their
+    /// tasks but no prompt holds them.
+    sealed: Option<zurdo::sealed::Sealed>,
 }
 
 impl Context {
@@ -167,6 +175,25 @@ impl Run {
         self.record.save(&self.events);
     }
 
+    /// The exit code of a stop now (a second Ctrl-C, SIGTERM, SIGHUP), once
+    /// one was asked for: nothing more of the step under way is recorded
+    /// (its agent and criteria were killed).
+    fn stopped_now(&self) -> Option<i32> {
+        self.interrupt.now()
+    }
+
+    /// The error a stop now ends the run with (its exit code `128 +
+    /// signal`).
+    fn stopped_error(&self, code: i32) -> Error {
+        Error::new(
+            crate::error::ErrorKind::Stopped(u8::try_from(code).unwrap_or(130)),
+            format!(
+                "stopped now (exit {code}); the interrupted attempt is not counted; `zurdo run {}` resumes",
+                self.ctx.display
+            ),
+        )
+    }
+
     fn execute(&mut self) -> Outcome {
         let count = self.ctx.prd.tasks.len();
         self.events.emit(Event::RunStarted {
@@ -216,6 +243,18 @@ impl Run {
     /// The end of a run: state, run-diff.patch, the report, the summary on
     /// stdout, and the exit status.
     fn finish(&mut self) -> Outcome {
+        if let Some(code) = self.stopped_now() {
+            // Quickly: the state, nothing left running, the lock (dropped
+            // with the run).
+            orphans::kill_leftovers();
+            self.save();
+            self.events.emit(Event::RunFinished {
+                complete: false,
+                display: self.ctx.display.clone(),
+                failed: self.failed_tasks(),
+            });
+            return Err(self.stopped_error(code));
+        }
         self.guard_at_end();
         // Nothing zurdo started outlives the run.
         orphans::kill_leftovers();
@@ -245,18 +284,10 @@ impl Run {
         if !unproven.is_empty() {
             self.events.emit(Event::UnprovenPasses { tasks: unproven });
         }
-        let failed: Vec<String> = self
-            .record
-            .state
-            .tasks
-            .iter()
-            .filter(|t| t.status == Status::Failed)
-            .map(|t| t.id.clone())
-            .collect();
         self.events.emit(Event::RunFinished {
             complete,
             display: self.ctx.display.clone(),
-            failed,
+            failed: self.failed_tasks(),
         });
         if let Some(error) = self.stop.take() {
             return Err(error);
@@ -264,10 +295,21 @@ impl Run {
         let bad = self.record.state.tasks.iter().any(|t| {
             matches!(
                 t.status,
-                Status::Failed | Status::BlockedByDependency | Status::Pending
+                Status::Failed | Status::BlockedByDependency | Status::Pending | Status::Unproven
             )
         });
         Ok(Exit::ok_if(!bad))
+    }
+
+    /// The tasks that ended failed (for the `--retry-failed` advice).
+    fn failed_tasks(&self) -> Vec<String> {
+        self.record
+            .state
+            .tasks
+            .iter()
+            .filter(|t| t.status == Status::Failed)
+            .map(|t| t.id.clone())
+            .collect()
     }
 
     /// Skills are user-managed: warn (never fail) when one a task names is
@@ -291,7 +333,12 @@ impl Run {
                         || home
                             .as_ref()
                             .is_some_and(|h| h.join(d).join(skill).is_dir())
-                });
+                }) || self
+                    .ctx
+                    .config
+                    .skill_paths
+                    .iter()
+                    .any(|p| root.join(p).join(skill).is_dir());
                 if !found {
                     self.events.emit(Event::SkillMissing {
                         skill: skill.clone(),

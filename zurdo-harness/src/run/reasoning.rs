@@ -108,17 +108,14 @@ impl Reasoner<'_> {
     /// enabled, budgeted and not the final attempt) a diagnosis. `Some`
     /// when a `halt_task` verdict stops the task.
     pub(super) fn after_failure(&mut self, task: &Task, attempt: u32, max: u32) -> Option<Status> {
+        // A stall fires before the budget runs out: on the final attempt
+        // there is no next prompt for it (or a diagnosis) to change.
+        if attempt >= max {
+            return None;
+        }
         let stall = self.detect_stall(task, attempt)?;
         // A run that is stopping (Ctrl-C, or an error) spends nothing more.
         if !self.ctx.config.reason.enabled || self.stopping {
-            return None;
-        }
-        if attempt >= max {
-            self.skip_diagnosis(
-                task,
-                attempt,
-                "the final attempt: guidance would have no prompt to land in",
-            );
             return None;
         }
         self.diagnose(task, attempt, &stall)

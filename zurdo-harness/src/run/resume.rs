@@ -171,5 +171,6 @@ pub(super) fn fresh_state(
             })
             .collect(),
         reasoner_calls: 0,
+        review_chain: None,
     }
 }

@@ -59,6 +59,7 @@ impl Run {
                     return;
                 }
                 Attempted::Failed => waits = 0,
+                Attempted::Stopped => return,
                 // Not counted: the same attempt runs again after a
                 // rate-limit wait, or the run stops with the task pending.
                 Attempted::Unavailable(failure) => {
@@ -79,6 +80,14 @@ impl Run {
             return Some((Status::Failed, Settled::HaltedBeforeStop));
         }
         let last = t.iterations.last().filter(|i| i.passed)?;
+        // A result a reviewer rejected is not settled on again: the task
+        // gets its next attempt.
+        if t.rejection
+            .as_ref()
+            .is_some_and(|r| r.attempt >= last.attempt)
+        {
+            return None;
+        }
         let manual = last
             .criteria
             .iter()
@@ -109,7 +118,14 @@ impl Run {
             .iter()
             .map(|c| self.ctx.verifier.criterion(c))
             .collect();
+        let sealed = self.run_sealed(task);
+        let sealed_failed = self.judge_sealed(task, sealed);
         self.end_pass(&task.id);
+        if self.stopped_now().is_some() {
+            // Stopped now mid-way: the criteria were killed; pre-flight
+            // runs again on resume.
+            return false;
+        }
         // What the criteria write into frozen paths on their own (a build
         // output, a generated file): folded on later attempts, not caught.
         let frozen_writes = match (frozen_before, self.guards.snapshot(&frozen).ok()) {
@@ -137,7 +153,9 @@ impl Run {
         if let Some(t) = self.record.task_mut(&task.id) {
             t.preflight_results = Some(records);
         }
-        if passing < results.len() {
+        // A sealed criterion that fails keeps the task for the agent (the
+        // live line counts them; nothing says which).
+        if passing < results.len() || !sealed_failed.is_empty() {
             self.save();
             return false;
         }
@@ -150,6 +168,12 @@ impl Run {
             t.passed_at_preflight = true;
         }
         let manual_only = task.criteria.iter().all(zurdo::Criterion::is_manual_only);
+        // Red first: a criterion already green proves nothing about this
+        // run; with the option, a task with no red one is not passed.
+        if self.ctx.config.verification.require_red_first && !manual_only {
+            self.settle(task, Status::Unproven, Settled::Unproven);
+            return true;
+        }
         self.settle(
             task,
             Status::passed(manual),

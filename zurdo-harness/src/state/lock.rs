@@ -186,6 +186,41 @@ impl Lock {
     }
 }
 
+/// Releases a lock from elsewhere (a signal's watcher ending the process
+/// before the [`Lock`] is dropped): removes the file when it still names
+/// this process.
+#[derive(Debug, Clone)]
+pub struct Releaser {
+    dir: std::sync::Arc<Dir>,
+    name: String,
+}
+
+impl Releaser {
+    /// Removes the lock file, unless it no longer names this process.
+    pub fn release(&self) {
+        let ours = self
+            .dir
+            .read(&self.name, 4096)
+            .ok()
+            .and_then(|b| String::from_utf8(b).ok())
+            .and_then(|t| t.split_whitespace().next().map(str::to_string))
+            .is_some_and(|pid| pid == std::process::id().to_string());
+        if ours {
+            let _ = self.dir.remove(&self.name);
+        }
+    }
+}
+
+impl Lock {
+    /// What can release this lock from another thread.
+    pub fn releaser(&self) -> Option<Releaser> {
+        Some(Releaser {
+            dir: std::sync::Arc::new(self.dir.try_clone().ok()?),
+            name: self.name.clone(),
+        })
+    }
+}
+
 impl Drop for Lock {
     fn drop(&mut self) {
         let _ = self.dir.remove(&self.name);

@@ -4,6 +4,8 @@
 //! the file when one cannot be kept.
 
 pub mod lock;
+pub mod review;
+pub mod review_log;
 pub mod run_state;
 
 use std::path::{Path, PathBuf};
@@ -188,6 +190,37 @@ impl StateDir {
     /// `progress.log`.
     pub fn progress_log(&self) -> PathBuf {
         self.dir.join("progress.log")
+    }
+
+    /// `review-log.jsonl`.
+    pub fn review_log(&self) -> PathBuf {
+        self.dir.join(review_log::FILE)
+    }
+
+    /// `review-log.jsonl` read back: `Ok(None)` when there is none yet, an
+    /// error naming why it cannot be read (a symlink, a FIFO, past
+    /// [`LOG_LIMIT`]).
+    pub fn read_review_log(&self) -> Result<Option<Vec<u8>>, String> {
+        match self.read(&[], review_log::FILE, LOG_LIMIT) {
+            Ok(bytes) => Ok(Some(bytes)),
+            Err(e) if e.is_not_found() => Ok(None),
+            Err(e) => Err(format!("{}: {e}", self.review_log().display())),
+        }
+    }
+
+    /// Appends one entry's line (a newline added) to `review-log.jsonl` in
+    /// one write, synced. Unlike progress.log, a symlink, FIFO or device in
+    /// its place is refused, never replaced: the chain is not restarted
+    /// behind the reviewer's back.
+    pub fn append_review(&self, line: &str) -> Result<(), WriteError> {
+        let fail = |source| WriteError {
+            path: self.review_log(),
+            source,
+        };
+        let dir = self.open(&[]).map_err(fail)?;
+        let mut bytes = line.as_bytes().to_vec();
+        bytes.push(b'\n');
+        dir.append(review_log::FILE, &bytes).map_err(fail)
     }
 
     /// `iterations/<task>-<n>.<ext>`.

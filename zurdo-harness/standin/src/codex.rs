@@ -12,6 +12,15 @@ use super::{
 };
 
 const VERSION: &str = "0.171.0";
+/// What `codex debug models` printed for codex-cli 0.171.0 (captured: one
+/// model a line, `<slug> <list|hide> <api> <efforts>`, in codex's order).
+const MODELS: &str = include_str!("codex-0.171.0-models.txt");
+/// The DNS failure codex reports without a network (captured).
+const NO_DNS: &str =
+    "stream disconnected before completion: failed to lookup address information: Name does not resolve";
+/// What codex repeats, for good, once its retries are spent (captured).
+const WAITING: &str =
+    "Reconnecting... waiting for network (Connection failed: error sending request)";
 const DEFAULT_MODEL: &str = "gpt-5-codex";
 const SANDBOXES: &[&str] = &["read-only", "workspace-write", "danger-full-access"];
 
@@ -131,6 +140,7 @@ pub fn main(args: &[String]) -> u8 {
     match sub {
         Some("exec" | "e") => {}
         Some("login") => return login(&top.rest),
+        Some("debug") => return debug(&top.rest),
         _ if top.has("--help") => {
             println!("Codex CLI (zurdo stand-in)\n\n{TOP_USAGE}");
             return 0;
@@ -261,8 +271,20 @@ fn login(args: &[String]) -> u8 {
     }
 }
 
+/// `codex debug models`: the model catalog of codex-cli 0.171.0.
+fn debug(args: &[String]) -> u8 {
+    if args.first().map(String::as_str) != Some("models") || args.len() > 1 {
+        eprintln!("zurdo stand-in: only `codex debug models` is imitated");
+        return 2;
+    }
+    print!("{MODELS}");
+    0
+}
+
 struct Codex {
     json: bool,
+    /// Warn that the model's metadata is not in codex's catalog.
+    unlisted: bool,
     thread: String,
     items: usize,
     may_edit: bool,
@@ -287,6 +309,7 @@ impl Codex {
             );
         Codex {
             json: p.has("--json"),
+            unlisted: false,
             thread,
             items: 0,
             may_edit,
@@ -306,6 +329,14 @@ impl Codex {
     fn begin(&mut self, inv: &Invocation) {
         if self.json {
             emit(&json!({"type": "thread.started", "thread_id": self.thread}));
+            if self.unlisted {
+                let id = self.item_id();
+                self.completed(json!({
+                    "id": id,
+                    "type": "error",
+                    "message": format!("Model metadata for `{}` not found. Defaulting to fallback metadata; this can degrade performance and cause issues.", self.model),
+                }));
+            }
             emit(&json!({"type": "turn.started"}));
             // Real builds print tracing lines; readers must skip what is not JSON.
             emit_raw(&format!(
@@ -322,47 +353,48 @@ impl Codex {
         }
     }
 
-    /// No network, as real-runs/codex-json shows it: four reconnects, the
-    /// fallback to HTTPS, then `Reconnecting... waiting for network` again
-    /// and again, never a `turn.failed`: it waits for good (until killed,
-    /// or its stdout is gone).
-    fn offline(&mut self) -> u8 {
-        const LOOKUP: &str = "stream disconnected before completion: failed to lookup address information: Name does not resolve";
-        let websocket = || {
+    /// A non-fatal `error` event (stderr without `--json`); false when
+    /// nobody reads stdout any more.
+    fn notice(&mut self, message: &str) -> bool {
+        use std::io::Write;
+        if self.json {
+            let line = super::json_line(&json!({"type": "error", "message": message}));
+            let mut out = std::io::stdout().lock();
+            writeln!(out, "{line}").and_then(|()| out.flush()).is_ok()
+        } else {
+            eprintln!("{message}");
+            true
+        }
+    }
+
+    /// No network, as captured (codex-json-long), faster: four numbered
+    /// retries on the DNS failure, the fall back to HTTPS, then `waiting
+    /// for network` for good, never a `turn.failed`. It never gives up on
+    /// its own (until killed, or its stdout is gone).
+    fn waiting_for_network(&mut self) -> u8 {
+        let pause = |ms| std::thread::sleep(std::time::Duration::from_millis(ms));
+        for n in 2..=5 {
             eprintln!(
                 "{} ERROR codex_api::endpoint::responses_websocket: failed to connect to Responses WebSocket stage=Unknown",
                 now_iso()
-            )
-        };
-        for n in 2..=5 {
-            websocket();
-            let message = format!("Reconnecting... {n}/5 ({LOOKUP})");
-            if self.json {
-                emit(&json!({"type": "error", "message": message}));
-            } else {
-                eprintln!("{message}");
+            );
+            if !self.notice(&format!("Reconnecting... {n}/5 ({NO_DNS})")) {
+                return 1;
             }
-            std::thread::sleep(std::time::Duration::from_millis(100));
+            pause(100);
         }
         let id = self.item_id();
-        self.completed(json!({"id": id, "type": "error", "message": format!("Falling back from WebSockets to HTTPS transport. {LOOKUP}")}));
-        let waiting =
-            "Reconnecting... waiting for network (Connection failed: error sending request)";
+        self.completed(json!({
+            "id": id,
+            "type": "error",
+            "message": format!("Falling back from WebSockets to HTTPS transport. {NO_DNS}"),
+        }));
         loop {
-            websocket();
-            let line = if self.json {
-                super::json_line(&json!({"type": "error", "message": waiting}))
-            } else {
-                waiting.to_string()
-            };
-            let mut out = std::io::stdout().lock();
-            use std::io::Write;
-            if writeln!(out, "{line}").and_then(|()| out.flush()).is_err() {
-                // The reader is gone (codex exits 101 then).
+            if !self.notice(WAITING) {
+                // Nobody reads any more: end as codex does on a closed pipe.
                 return 101;
             }
-            drop(out);
-            std::thread::sleep(std::time::Duration::from_secs(5));
+            pause(1000);
         }
     }
 
@@ -432,6 +464,15 @@ impl Agent for Codex {
             "message": format!("Model metadata for `{m}` not found. Defaulting to fallback metadata; this can degrade performance and cause issues."),
         }));
         self.fail(&format!("unexpected status 404 Not Found: The model `{m}` does not exist or you do not have access to it."))
+    }
+
+    fn unlisted(&mut self, _inv: &Invocation) {
+        self.unlisted = true;
+    }
+
+    fn offline(&mut self, inv: &Invocation) -> u8 {
+        self.begin(inv);
+        self.waiting_for_network()
     }
 
     fn start(&mut self, inv: &Invocation, _planned_steps: usize, usage: Option<Tokens>) {
@@ -566,7 +607,7 @@ impl Agent for Codex {
                     ))
                 }
             },
-            FailKind::Network => self.offline(),
+            FailKind::Network => self.waiting_for_network(),
             FailKind::Auth | FailKind::Crash => self.auth_missing(inv),
         }
     }

@@ -390,6 +390,13 @@ impl Agent for Copilot {
         1
     }
 
+    fn offline(&mut self, _inv: &Invocation) -> u8 {
+        // As captured with a token and no network (copilot-fake): the
+        // token cannot be validated.
+        eprintln!("Error: Authentication token found but could not be validated.\n\n  Failed to fetch PAT user login: network fetch failed: request failed: error sending request for url (https://api.github.com/copilot_internal/user)\n\nYour token may still be valid. Check your network connection and try again.\n\n{AUTH_HELP}");
+        1
+    }
+
     fn bad_model(&mut self, inv: &Invocation, status: ModelStatus) -> u8 {
         let m = &inv.model;
         let reason = if status == ModelStatus::Plan {
@@ -495,10 +502,7 @@ impl Agent for Copilot {
     fn cannot_work(&mut self, inv: &Invocation, f: &Failing, o: &Outcome) -> u8 {
         let (kind, message) = match f.kind {
             // real-runs/copilot-fake.
-            FailKind::Network => {
-                eprintln!("Error: Authentication token found but could not be validated.\n\n  Failed to fetch PAT user login: network fetch failed: request failed: error sending request for url (https://api.github.com/copilot_internal/user)\n\nYour token may still be valid. Check your network connection and try again.\n\n{AUTH_HELP}");
-                return 1;
-            }
+            FailKind::Network => return self.offline(inv),
             // github/copilot-cli#730.
             FailKind::Quota => (ErrorKind::Quota, "You have no quota".to_string()),
             // github/copilot-cli#2336, #2769.

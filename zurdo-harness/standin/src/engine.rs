@@ -143,6 +143,12 @@ pub(crate) trait Agent {
     }
     /// An unknown or plan-gated model.
     fn bad_model(&mut self, inv: &Invocation, status: ModelStatus) -> u8;
+    /// A model the CLI's catalog does not list: warn the CLI's way (if it
+    /// does) when the stream starts, and go on.
+    fn unlisted(&mut self, _inv: &Invocation) {}
+    /// No network to the vendor: do what the CLI does then (in less time);
+    /// codex never returns (it waits for the network until it is killed).
+    fn offline(&mut self, inv: &Invocation) -> u8;
     /// The first events.
     fn start(&mut self, inv: &Invocation, planned_steps: usize, usage: Option<Tokens>);
     /// One non-fatal retry notice.
@@ -238,7 +244,9 @@ pub(crate) fn drive(inv: &Invocation, model_names: &[&str], agent: &mut dyn Agen
             .append(true)
             .open(&log)
         {
-            let _ = writeln!(f, "{line}");
+            // One write of the whole line: invocations running at once (a
+            // run's probes) append to the same log without interleaving.
+            let _ = f.write_all(format!("{line}\n").as_bytes());
         }
     };
     if script.auth == Auth::Missing || status == ModelStatus::Unauthenticated {
@@ -249,9 +257,17 @@ pub(crate) fn drive(inv: &Invocation, model_names: &[&str], agent: &mut dyn Agen
         log(None);
         return code;
     }
-    if status != ModelStatus::Ok {
+    match status {
+        ModelStatus::Ok => {}
+        ModelStatus::Unlisted => agent.unlisted(inv),
+        _ => {
+            log(None);
+            return agent.bad_model(inv, status);
+        }
+    }
+    if script.network == Network::Down {
         log(None);
-        return agent.bad_model(inv, status);
+        return agent.offline(inv);
     }
     let index = match &loaded.path {
         Some(path) if probe => {

@@ -283,6 +283,22 @@ impl Agent for Gemini {
         self.fail("unknown", &message, 1)
     }
 
+    fn offline(&mut self, inv: &Invocation) -> u8 {
+        // As captured with a key and no network (gemini-fake-long), without
+        // the stack traces and 0.2 s apart instead of backing off: nine
+        // failed attempts, then the API error.
+        self.begin(inv);
+        for n in 1..=9 {
+            self.retry(n);
+            std::thread::sleep(std::time::Duration::from_millis(200));
+        }
+        self.fail(
+            "unknown",
+            "[API Error: exception TypeError: fetch failed sending request]",
+            1,
+        )
+    }
+
     fn start(&mut self, inv: &Invocation, _planned_steps: usize, usage: Option<Tokens>) {
         self.usage = usage;
         self.begin(inv);

@@ -35,7 +35,10 @@
 //!
 //! Other output formats work too (claude `text`/`json`, codex without
 //! `--json`, copilot `text`, gemini `text`/`json`), as do the version flags,
-//! `claude auth status` and `codex login status`. (Through `zurdo stand-in`,
+//! `claude auth status`, `codex login status` and `codex debug models`
+//! (which prints the model list captured from codex-cli 0.171.0,
+//! `src/codex-0.171.0-models.txt`: one model a line, `<slug> <list|hide>
+//! <api> <efforts>`, in codex's order). (Through `zurdo stand-in`,
 //! a `--version`, `-V`, `--help` or `-h` right after the CLI's name is taken
 //! by zurdo's own argument parser; claude, copilot and gemini also answer
 //! `-v`, codex `exec --version`.) The working directory is
@@ -77,8 +80,9 @@
 //!   "markers": {"probe": "probe:", "reasoner": "reason:"},
 //!   "probe": {"text": "OK"},
 //!   "reason": [{"contains": "diagnosis", "attempt": {"text": "a guess"}}],
-//!   "models": {"gpt-9": "unknown", "opus-max": "plan", "sso-only": "unauthenticated"},
+//!   "models": {"gpt-9": "unknown", "opus-max": "plan", "sso-only": "unauthenticated", "gpt-5-codex": "unlisted"},
 //!   "auth": "ok",
+//!   "network": "up",
 //!   "log": "invocations.jsonl"
 //! }
 //! ```
@@ -106,8 +110,8 @@
 //!   lesson extraction). They never consume an attempt (counted in
 //!   `<script>.reasons`); with no matching rule the reasoner answers an
 //!   empty text.
-//! * `models`: `"unknown"`, `"plan"` (plan-gated), `"unauthenticated"` or
-//!   `"ok"`, keyed by the model named on the command line (or the CLI's
+//! * `models`: `"unknown"`, `"plan"` (plan-gated), `"unauthenticated"`,
+//!   `"unlisted"` or `"ok"`, keyed by the model named on the command line (or the CLI's
 //!   default model; for claude also the full name an alias resolves to:
 //!   `sonnet` → `claude-sonnet-5`, `opus` → `claude-opus-4-8`, `haiku` →
 //!   `claude-haiku-4-5`, `fable` → `claude-fable-5`). Applies to probes and
@@ -122,7 +126,12 @@
 //!   supported when using Codex with a ChatGPT account.`), exit 1; copilot —
 //!   stderr `Error: No supported model available: …`, exit 1, no stdout;
 //!   gemini — `result` `status:"error"` with the API's 404/403 text, exit 1.
-//!   `unauthenticated` behaves as `"auth": "missing"`.
+//!   `unauthenticated` behaves as `"auth": "missing"`. `unlisted` is a model
+//!   that works but that the CLI's own catalog does not list: codex first
+//!   reports the ``Model metadata for `M` not found. Defaulting to fallback
+//!   metadata; this can degrade performance and cause issues.`` item
+//!   (`item.completed`, type `error`, right after `thread.started`, as
+//!   captured) and goes on; the other CLIs behave as for `ok`.
 //! * `auth`: `"missing"` makes every invocation fail as that CLI does when
 //!   logged out (no attempt consumed): claude — init, synthetic assistant
 //!   `"error":"authentication_failed"` `Not logged in · Please run /login`,
@@ -131,6 +140,28 @@
 //!   authentication information found.` …, exit 1; gemini — stderr `Please
 //!   set an Auth method in your ~/.gemini/settings.json …`, exit 41 (before
 //!   the trust check, as the real one).
+//! * `network`: `"down"` makes every invocation (after the auth and model
+//!   checks; no attempt consumed) do what the real CLI did with no network
+//!   to its vendor (`real-runs/*-long`, `copilot-fake`), with the real
+//!   messages but less waiting: codex — `thread.started` (the `unlisted`
+//!   warning), `turn.started`, `error` `Reconnecting... 2/5 (stream
+//!   disconnected before completion: failed to lookup address information:
+//!   Name does not resolve)` to `5/5` 0.1 s apart (each with a
+//!   `codex_api::endpoint::responses_websocket` ERROR line on stderr), the
+//!   `item.completed` error item `Falling back from WebSockets to HTTPS
+//!   transport. …`, then `error` `Reconnecting... waiting for network
+//!   (Connection failed: error sending request)` every second, for good:
+//!   like the real one it never exits on its own (it ends when killed, or
+//!   when nobody reads its stdout); claude — ten `system`/`api_retry` events
+//!   without an HTTP status 0.2 s apart, then `API Error: Unable to connect
+//!   to API (ConnectionRefused)` (`server_error`, result `is_error:true`),
+//!   exit 1; gemini — nine `Attempt N failed. Retrying with backoff...
+//!   Error: exception TypeError: fetch failed sending request` lines on
+//!   stderr 0.2 s apart, then `result` `status:"error"` `[API Error:
+//!   exception TypeError: fetch failed sending request]`, exit 1; copilot —
+//!   stderr `Error: Authentication token found but could not be
+//!   validated.` / `Failed to fetch PAT user login: network fetch failed: …`,
+//!   exit 1. Default `"up"`.
 //! * `log`: a file (relative to the script's directory) that gets one JSON
 //!   line per invocation: `{"cli", "args", "cwd", "workdir", "prompt",
 //!   "probe", "reasoner", "attempt"}` (`probe` and `reasoner` say what the
@@ -231,7 +262,7 @@ mod support;
 
 pub use script::{
     Attempt, Auth, Commands, ErrorKind, ErrorSpec, Fail, FailDetail, FailKind, Markers,
-    ModelStatus, PromptRule, Script, Tokens, ToolCallSpec,
+    ModelStatus, Network, PromptRule, Script, Tokens, ToolCallSpec,
 };
 
 pub(crate) use engine::*;

@@ -44,6 +44,9 @@ pub struct Script {
     /// Whether the CLI is logged in.
     #[serde(skip_serializing_if = "is_default")]
     pub auth: Auth,
+    /// Whether the CLI can reach its vendor.
+    #[serde(skip_serializing_if = "is_default")]
+    pub network: Network,
     /// A file that gets one JSON line per invocation (`cli`, `args`, `cwd`,
     /// `workdir`, `prompt`, `probe`, `reasoner`, `attempt`); relative to the
     /// script's directory.
@@ -377,6 +380,9 @@ pub enum ModelStatus {
     Plan,
     /// Needs a login the CLI does not have.
     Unauthenticated,
+    /// Works, but the CLI's own catalog does not list it (codex warns
+    /// ``Model metadata for `M` not found…`` and goes on).
+    Unlisted,
 }
 
 /// Whether the CLI is logged in.
@@ -388,6 +394,17 @@ pub enum Auth {
     Ok,
     /// Not logged in: every invocation fails the CLI's way.
     Missing,
+}
+
+/// Whether the CLI can reach its vendor.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Network {
+    /// It can.
+    #[default]
+    Up,
+    /// It cannot: every invocation behaves as the CLI does offline.
+    Down,
 }
 
 impl Script {
@@ -503,7 +520,7 @@ mod tests {
     fn a_written_script_holds_only_what_differs_and_reads_back() {
         assert_eq!(serde_json::to_string(&Script::default()).unwrap(), "{}");
         assert_eq!(serde_json::to_string(&Attempt::default()).unwrap(), "{}");
-        let text = r#"{"attempts":[{"write":{"a":"b"},"retries":2,"usage":null}],"markers":{"probe":"P:"},"auth":"missing"}"#;
+        let text = r#"{"attempts":[{"write":{"a":"b"},"retries":2,"usage":null}],"markers":{"probe":"P:"},"models":{"m":"unlisted"},"auth":"missing","network":"down"}"#;
         let script: Script = serde_json::from_str(text).unwrap();
         assert_eq!(serde_json::to_string(&script).unwrap(), text);
     }

@@ -94,8 +94,14 @@ fn two_ctrl_c_stop_now_kill_the_agent_and_do_not_count_the_attempt() {
     sigint(&child);
     let started = Instant::now();
     let out = child.wait_with_output().expect("wait");
-    assert_eq!(out.status.code(), Some(130), "{}", text(&out.stderr));
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
     assert!(started.elapsed() < Duration::from_secs(2));
+    assert!(
+        stderr.contains("attempt 1 of task-slow was interrupted; it is dropped and not counted"),
+        "{stderr}"
+    );
+    assert!(!lock(r.path()).exists(), "the lock is released");
     std::thread::sleep(Duration::from_millis(3500));
     assert!(
         !r.path().join("late.txt").exists(),
@@ -111,8 +117,8 @@ fn two_ctrl_c_stop_now_kill_the_agent_and_do_not_count_the_attempt() {
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     assert!(
-        stderr.contains("was interrupted; it is dropped and not counted"),
-        "{stderr}"
+        !stderr.contains("taking over a stale lock"),
+        "the stop released its lock: {stderr}"
     );
     let s = state(r.path());
     assert_eq!(
@@ -120,4 +126,64 @@ fn two_ctrl_c_stop_now_kill_the_agent_and_do_not_count_the_attempt() {
         "the re-run attempt is attempt 1"
     );
     assert_eq!(s["tasks"][0]["iterations"][0]["attempt"], 1);
+}
+
+/// The lock file of `prds/p.md`'s run.
+fn lock(root: &Path) -> std::path::PathBuf {
+    crate::common::state_dir(root).join("lock")
+}
+
+/// Issue 14: SIGTERM (CI cancellation, systemd, `docker stop`) and SIGHUP
+/// (a closed terminal) stop now, not after the iteration: the agent and
+/// what it started are killed, the attempt is dropped uncounted, the state
+/// is written, the lock released, and zurdo exits 143 / 129; the next
+/// `zurdo run` resumes and passes.
+#[test]
+fn sigterm_and_sighup_stop_now_cleanly_and_the_run_resumes() {
+    for (signal, code, name) in [
+        (libc::SIGTERM, 143, "SIGTERM"),
+        (libc::SIGHUP, 129, "SIGHUP"),
+    ] {
+        let r = setup(
+            r#"{"attempts": [{"write": {"started": "1"}, "run": "sleep 30 && echo late > late.txt"}, {"write": {"done.txt": "ok", "after.txt": "x"}}]}"#,
+        );
+        let child = start(r.path());
+        wait_for(&r.path().join("started"));
+        // SAFETY: sending a signal to our own child process.
+        unsafe {
+            libc::kill(child.id() as i32, signal);
+        }
+        let out = child.wait_with_output().expect("wait");
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(code), "{name}: {stderr}");
+        assert!(
+            stderr.contains(&format!("zurdo: stopping now ({name})")),
+            "{name}: {stderr}"
+        );
+        assert!(!lock(r.path()).exists(), "{name}: the lock is released");
+        let s = state(r.path());
+        assert_eq!(s["tasks"][0]["status"], "pending", "{name}");
+        assert_eq!(s["tasks"][0]["attempts"], 0, "{name}: not counted");
+        let log = std::fs::read_to_string(crate::common::state_dir(r.path()).join("progress.log"))
+            .expect("log");
+        assert!(
+            log.contains("\"event\":\"attempt_dropped\""),
+            "{name}: {log}"
+        );
+        assert!(
+            log.contains(&format!("\"event\":\"stopped_now\",\"signal\":\"{name}\"")),
+            "{name}: {log}"
+        );
+
+        let out = start(r.path()).wait_with_output().expect("resume");
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{name}: {stderr}");
+        let s = state(r.path());
+        assert_eq!(s["tasks"][0]["status"], "passed", "{name}");
+        assert_eq!(s["tasks"][0]["attempts"], 1, "{name}");
+        assert!(
+            !r.path().join("late.txt").exists(),
+            "{name}: the agent was killed"
+        );
+    }
 }

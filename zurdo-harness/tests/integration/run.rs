@@ -1111,7 +1111,13 @@ fn kill_and_resume(delays: &[u64]) {
         // outlives it (see `a_killed_run_leaves_no_agent_running`): end it
         // so it cannot race the resume.
         orphans.extend(s.kill_leftover_agents());
-        if status.code().is_none() && err.contains("zurdo: running") {
+        // A run whose summary reached stdout had ended (and dropped its
+        // lock) before the kill landed.
+        let ended = !std::fs::read_to_string(s.agent.join(format!("run-{n}.out")))
+            .unwrap_or_default()
+            .trim()
+            .is_empty();
+        if status.code().is_none() && err.contains("zurdo: running") && !ended {
             assert!(
                 s.state_dir().join("lock").exists(),
                 "a SIGKILLed run cannot release its lock\n{history}"
@@ -1475,6 +1481,16 @@ fn init_writes_the_config_once_and_never_edits_gitignore() {
         "target/\n",
         "never edited"
     );
+    // The bundled skills, into the executor's (anthropic's) skill directory.
+    assert!(
+        out.stdout
+            .contains("skills: installed .claude/skills/zurdo-prd-author"),
+        "{out}"
+    );
+    assert!(dir
+        .path()
+        .join(".claude/skills/zurdo-state-summary/.zurdo-managed")
+        .is_file());
 
     // No overwrite without --force.
     std::fs::write(&config, "[executor]\nprovider = \"openai\"\n").expect("edit");
@@ -1487,6 +1503,11 @@ fn init_writes_the_config_once_and_never_edits_gitignore() {
     let out = run(&["init", "--force"]);
     assert_eq!(out.code, 0, "{out}");
     assert_eq!(std::fs::read_to_string(&config).expect("config"), written);
+    assert!(
+        out.stdout
+            .contains("skills: .claude/skills/zurdo-prd-author is up to date"),
+        "installing again is idempotent: {out}"
+    );
 
     // Without a .gitignore none is created; with `.zurdo/` in it, no hint.
     std::fs::remove_file(dir.path().join(".gitignore")).expect("rm");

@@ -105,6 +105,7 @@ fn help() {
         &["state", "--help"],
         &["state", "where", "--help"],
         &["report", "--help"],
+        &["review", "--help"],
         &["reason", "--help"],
         &["reason", "status", "--help"],
         &["reason", "match", "--help"],

@@ -67,3 +67,45 @@ fn doctor_stopped_mid_probe_leaves_nothing_running() {
         sleepers(&marker)
     );
 }
+
+/// Issue 14: nothing the agent started outlives zurdo, even a `kill -9` of
+/// zurdo. The agent (the launcher) runs a child that runs a grandchild
+/// detached with `setsid` (the shape of a Node.js launcher starting a
+/// native CLI that starts tools); zurdo is killed with SIGKILL mid-attempt,
+/// and within a few seconds all three are gone: the sentinel that is the
+/// agent's parent saw zurdo go and killed everything under it.
+#[test]
+fn a_kill_9_of_zurdo_leaves_nothing_the_agent_started() {
+    let base = 400 + std::process::id() % 97;
+    let (child, grandchild) = (
+        format!("{base}.{}", std::process::id() % 1000),
+        format!("{}.{}", base + 1, std::process::id() % 1000),
+    );
+    let prd = "# PRD: k\n\n## Task: task-1 — Hang\n**Effort**: low\n**Depends-on**: []\n\n### Description\nd\n\n\
+               ### Acceptance Criteria\n- [ ] done [file-exists: done.txt]\n";
+    let script = serde_json::json!({"attempts": [{
+        "run": format!("(setsid sleep {grandchild} >/dev/null 2>&1 </dev/null &); sleep {child}")
+    }]})
+    .to_string();
+    let r = run_repo(prd, "", &[], &script, false);
+    let mut zurdo = Command::new(env!("CARGO_BIN_EXE_zurdo"))
+        .args(["run", "--no-prompt", "--skip-model-check", "prds/p.md"])
+        .current_dir(r.path())
+        .env("ZURDO_STAND_IN_SCRIPT", r.path().join(".zurdo/script.json"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("zurdo runs");
+    assert!(
+        wait_for(|| !sleepers(&child).is_empty() && !sleepers(&grandchild).is_empty()),
+        "the agent's child and grandchild never started"
+    );
+    let _ = zurdo.kill(); // SIGKILL
+    let _ = zurdo.wait();
+    assert!(
+        wait_for(|| sleepers(&child).is_empty() && sleepers(&grandchild).is_empty()),
+        "left running after zurdo was killed: child {:?}, grandchild {:?}",
+        sleepers(&child),
+        sleepers(&grandchild)
+    );
+}

@@ -368,6 +368,14 @@ impl Dir {
         Ok(())
     }
 
+    /// Another handle on the same directory (its descriptor duplicated).
+    pub fn try_clone(&self) -> std::io::Result<Dir> {
+        Ok(Dir {
+            fd: self.fd.try_clone()?,
+            path: self.path.clone(),
+        })
+    }
+
     /// Removes the file (or symlink) `name`.
     pub fn remove(&self, name: &str) -> std::io::Result<()> {
         let c = c_name(name)?;

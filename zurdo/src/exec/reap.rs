@@ -127,6 +127,30 @@ pub fn kill_descendants() -> Vec<Killed> {
     killed
 }
 
+/// Stops and kills every live descendant of this process, however
+/// detached, without reaping any (for a thread other than the one that
+/// waits for its children: a stop from a signal handler's thread). Looks
+/// again a few times for processes forked in between.
+pub fn signal_descendants() {
+    if has_children() == Some(false) {
+        return;
+    }
+    let me = std::process::id();
+    for _ in 0..20 {
+        let (found, _) = descendants(me);
+        if found.is_empty() {
+            return;
+        }
+        for &pid in &found {
+            signal(pid, libc::SIGSTOP);
+        }
+        for &pid in &found {
+            signal(pid, libc::SIGKILL);
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
 /// Whether any thread of this process has a child (live or not yet
 /// reaped), from `/proc/self/task/*/children`; `None` where the kernel
 /// does not say (then every descendant is looked for the long way).

@@ -478,6 +478,22 @@ impl Agent for Claude {
         self.api_failure(&text, "model_not_found", json!(404))
     }
 
+    fn offline(&mut self, _inv: &Invocation) -> u8 {
+        // As captured with a key and no network (claude-fakekey-long): ten
+        // `api_retry` events without an HTTP status, then the API error;
+        // 0.2 s apart instead of backing off to 40 s.
+        self.init();
+        for n in 1..=10 {
+            self.retry(n);
+            std::thread::sleep(std::time::Duration::from_millis(200));
+        }
+        self.api_failure(
+            "API Error: Unable to connect to API (ConnectionRefused)",
+            "server_error",
+            Value::Null,
+        )
+    }
+
     fn start(&mut self, _inv: &Invocation, planned_steps: usize, usage: Option<Tokens>) {
         self.planned = planned_steps;
         self.usage = usage;
