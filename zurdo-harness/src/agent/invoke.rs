@@ -393,6 +393,7 @@ pub fn run_watched(
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let group = Cell::new(0i32);
+    let killed = Cell::new(false);
     let mut watcher = Watcher::new(provider);
     let finished = {
         let mut observe = |stream: Stream, bytes: &[u8]| {
@@ -401,6 +402,7 @@ pub fn run_watched(
             // it prints after changes that, so it is stopped now.
             if watcher.feed(stream, bytes).is_some() {
                 exec::kill_group(group.get());
+                killed.set(true);
             }
             if let Some(progress) = progress {
                 progress.set(watcher.snapshot());
@@ -418,6 +420,12 @@ pub fn run_watched(
             },
         )?
     };
+    if killed.get() || finished.ending == Ending::TimedOut {
+        // zurdo killed the group: the sentinel is reaped, but the CLI under
+        // it may still be dying, and would be taken for a process it left
+        // running.
+        settle(group.get());
+    }
     let stdout = String::from_utf8_lossy(&finished.stdout);
     let stderr = String::from_utf8_lossy(&finished.stderr);
     let report = vocabulary::read(provider, &stdout, &stderr);
@@ -442,6 +450,24 @@ pub fn run_watched(
         report,
         failure,
     })
+}
+
+/// How long a killed group may take to die.
+const DYING: Duration = Duration::from_secs(2);
+
+/// Waits (at most [`DYING`]) until every process of the killed group
+/// `group` has exited.
+fn settle(group: i32) {
+    let Ok(group) = u32::try_from(group) else {
+        return;
+    };
+    let until = std::time::Instant::now() + DYING;
+    while group > 0
+        && zurdo_base::process::group_running(group)
+        && std::time::Instant::now() < until
+    {
+        std::thread::sleep(Duration::from_millis(5));
+    }
 }
 
 /// Where `program` would be found by the sentinel (run in `dir`, with
