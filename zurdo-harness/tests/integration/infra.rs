@@ -73,29 +73,7 @@ fn provider(cli: &str) -> &'static str {
 
 impl Repo {
     fn new(cli: &'static str, prd: &str, defaults: &str) -> Repo {
-        use std::os::unix::fs::PermissionsExt;
-        let tmp = tempfile::tempdir().expect("temp dir");
-        let root = tmp.path().join("repo");
-        let agent = tmp.path().join("agent");
-        for d in [
-            root.join(".git"),
-            root.join("prds"),
-            root.join(".zurdo"),
-            agent.clone(),
-        ] {
-            std::fs::create_dir_all(d).expect("mkdir");
-        }
-        let wrapper = agent.join(format!("{cli}-agent"));
-        std::fs::write(
-            &wrapper,
-            format!(
-                "#!/bin/sh\necho $$ >> '{}'\nexec '{}' stand-in {cli} \"$@\"\n",
-                agent.join("pids").display(),
-                env!("CARGO_BIN_EXE_zurdo")
-            ),
-        )
-        .expect("wrapper");
-        std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        let (tmp, root, agent, wrapper) = crate::common::stand_in_scratch(cli);
         std::fs::write(root.join("prds/x.md"), prd).expect("prd");
         let r = Repo {
             _tmp: tmp,

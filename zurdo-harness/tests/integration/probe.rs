@@ -57,29 +57,7 @@ struct Setup {
 impl Setup {
     /// `cli` standing in for `provider`, whose effort map is `efforts`.
     fn new(cli: &str, provider: &str, efforts: &[(&str, &str)], script: Value) -> Setup {
-        use std::os::unix::fs::PermissionsExt;
-        let tmp = tempfile::tempdir().expect("temp dir");
-        let root = tmp.path().join("repo");
-        let agent = tmp.path().join("agent");
-        for d in [
-            root.join(".git"),
-            root.join(".zurdo"),
-            root.join("prds"),
-            agent.clone(),
-        ] {
-            std::fs::create_dir_all(d).expect("mkdir");
-        }
-        let wrapper = agent.join(format!("{cli}-agent"));
-        std::fs::write(
-            &wrapper,
-            format!(
-                "#!/bin/sh\necho $$ >> '{}'\nexec '{}' stand-in {cli} \"$@\"\n",
-                agent.join("pids").display(),
-                env!("CARGO_BIN_EXE_zurdo")
-            ),
-        )
-        .expect("wrapper");
-        std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        let (tmp, root, agent, wrapper) = crate::common::stand_in_scratch(cli);
         let mut config = format!(
             "[executor]\nprovider = \"{provider}\"\n\n[providers.{provider}]\ncommand = \"{}\"\n\n[effort_map.{provider}]\n",
             wrapper.display()

@@ -91,27 +91,7 @@ impl Scratch {
             .find(|(c, _)| *c == cli)
             .map(|(_, p)| *p)
             .expect("a known CLI");
-        let tmp = tempfile::tempdir().expect("temp dir");
-        let root = tmp.path().join("repo");
-        let agent = tmp.path().join("agent");
-        std::fs::create_dir_all(root.join(".git")).expect("mark repo root");
-        std::fs::create_dir_all(root.join("prds")).expect("prds");
-        std::fs::create_dir_all(&agent).expect("agent dir");
-        // The wrapper records its pid (= the agent's process group: the agent
-        // runs in a group of its own and `exec` keeps the pid) so a test can
-        // find an agent a killed zurdo left behind.
-        let wrapper = agent.join(format!("{cli}-agent"));
-        std::fs::write(
-            &wrapper,
-            format!(
-                "#!/bin/sh\necho $$ >> '{}'\nexec '{}' stand-in {cli} \"$@\"\n",
-                agent.join("pids").display(),
-                env!("CARGO_BIN_EXE_zurdo")
-            ),
-        )
-        .expect("wrapper");
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        let (tmp, root, agent, _) = crate::common::stand_in_scratch(cli);
         let s = Scratch {
             _tmp: tmp,
             root,
