@@ -722,7 +722,10 @@ mod tests {
         let backend = at("### Backend (1 passed, 1 failed)");
         let frontend = at("### Frontend (1 failed)");
         let none = at("### Uncategorized (1 passed)");
-        assert!(backend < at("`task-b`") && at("`task-d`") < frontend, "{md}");
+        assert!(
+            backend < at("`task-b`") && at("`task-d`") < frontend,
+            "{md}"
+        );
         assert!(frontend < at("`task-c`") && at("`task-c`") < none, "{md}");
         assert!(none < at("`task-a`"), "{md}");
         // No category anywhere: one list, no headings.

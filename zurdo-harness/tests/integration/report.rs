@@ -318,7 +318,10 @@ fn a_run_s_report_groups_its_tasks_by_category() {
     let out = crate::common::zurdo_run(r.path(), &["--skip-model-check"], &[]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let state = crate::common::state(r.path());
-    assert_eq!(crate::common::task_state(&state, "task-api")["category"], "Backend");
+    assert_eq!(
+        crate::common::task_state(&state, "task-api")["category"],
+        "Backend"
+    );
     assert!(crate::common::task_state(&state, "task-misc")
         .get("category")
         .is_none());
@@ -327,6 +330,12 @@ fn a_run_s_report_groups_its_tasks_by_category() {
     let at = |s: &str| report.find(s).unwrap_or_else(|| panic!("{s}:\n{report}"));
     assert!(at("### Backend (1 passed)") < at("`task-api`"), "{report}");
     assert!(at("### Frontend (1 passed)") < at("`task-ui`"), "{report}");
-    assert!(at("`task-ui`") < at("### Uncategorized (1 passed)"), "{report}");
-    assert!(at("### Uncategorized (1 passed)") < at("`task-misc`"), "{report}");
+    assert!(
+        at("`task-ui`") < at("### Uncategorized (1 passed)"),
+        "{report}"
+    );
+    assert!(
+        at("### Uncategorized (1 passed)") < at("`task-misc`"),
+        "{report}"
+    );
 }
