@@ -3,6 +3,7 @@
 
 pub mod catalog;
 pub mod invoke;
+pub mod sandbox;
 pub mod sentinel;
 pub mod vocabulary;
 
