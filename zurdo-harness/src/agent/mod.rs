@@ -4,6 +4,7 @@
 pub mod catalog;
 pub mod failure;
 pub mod invoke;
+pub mod sandbox;
 pub mod sentinel;
 pub mod vocabulary;
 

@@ -164,6 +164,7 @@ pub(super) fn fresh_state(
             .tasks_in_run_order()
             .map(|t| TaskState {
                 id: t.id.clone(),
+                category: t.metadata.category.clone(),
                 status: Status::Pending,
                 attempts: 0,
                 max_attempts: t.metadata.max_attempts.unwrap_or(config.max_attempts),

@@ -330,6 +330,10 @@ pub struct Rejection {
 pub struct TaskState {
     /// The task id.
     pub id: String,
+    /// The task's `**Category**` (reports group tasks by it; none is
+    /// `Uncategorized`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub category: Option<String>,
     /// Its status.
     pub status: Status,
     /// Attempts spent (completed iterations).

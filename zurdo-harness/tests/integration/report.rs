@@ -321,3 +321,39 @@ fn the_report_quotes_the_agents_errors_and_why_the_agent_could_not_work() {
         "{md}"
     );
 }
+
+#[test]
+fn a_run_s_report_groups_its_tasks_by_category() {
+    let prd = "# PRD: cat\n\n\
+        ## Task: task-api — API\n**Effort**: low\n**Depends-on**: []\n**Category**: Backend\n\n\
+        ### Description\nd\n\n### Acceptance Criteria\n- [ ] there [file-exists: api.txt]\n\n\
+        ## Task: task-ui — UI\n**Effort**: low\n**Depends-on**: []\n**Category**: Frontend\n\n\
+        ### Description\nd\n\n### Acceptance Criteria\n- [ ] there [file-exists: ui.txt]\n\n\
+        ## Task: task-misc — Misc\n**Effort**: low\n**Depends-on**: []\n\n\
+        ### Description\nd\n\n### Acceptance Criteria\n- [ ] there [file-exists: misc.txt]\n";
+    let script = r#"{"attempts": [{"write": {"api.txt": "a", "ui.txt": "u", "misc.txt": "m"}}]}"#;
+    let r = crate::common::run_repo(prd, "", &[], script, false);
+    let out = crate::common::zurdo_run(r.path(), &["--skip-model-check"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let state = crate::common::state(r.path());
+    assert_eq!(
+        crate::common::task_state(&state, "task-api")["category"],
+        "Backend"
+    );
+    assert!(crate::common::task_state(&state, "task-misc")
+        .get("category")
+        .is_none());
+    let out = zurdo(&["report", "prds/p.md"], r.path());
+    let report = text(&out.stdout);
+    let at = |s: &str| report.find(s).unwrap_or_else(|| panic!("{s}:\n{report}"));
+    assert!(at("### Backend (1 passed)") < at("`task-api`"), "{report}");
+    assert!(at("### Frontend (1 passed)") < at("`task-ui`"), "{report}");
+    assert!(
+        at("`task-ui`") < at("### Uncategorized (1 passed)"),
+        "{report}"
+    );
+    assert!(
+        at("### Uncategorized (1 passed)") < at("`task-misc`"),
+        "{report}"
+    );
+}
