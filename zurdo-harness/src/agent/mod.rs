@@ -1,8 +1,9 @@
 //! Coding-agent CLIs: the providers zurdo drives, how their event streams
-//! read, and how one attempt is run.
+//! read, how one attempt is run, and one side call to a role's model.
 
 pub mod invoke;
 pub mod sentinel;
+pub mod side_call;
 pub mod vocabulary;
 
 use serde::{Deserialize, Serialize};
