@@ -5,12 +5,14 @@
 
 mod common;
 
+mod analyze;
 mod baseline;
 mod baselines;
 mod confinement;
 mod detection;
 mod file_hints;
 mod frozen;
+mod heal;
 mod hostile_hints;
 mod hostile_input;
 mod hostile_state;
