@@ -171,6 +171,12 @@ pub fn apply(src: &str, prd: &Prd, edit: &Edit) -> Result<Applied, String> {
     if at.last == source.len() && !src.ends_with('\n') {
         text.truncate(text.len() - ending.len());
     }
+    if text == src {
+        return Err(format!(
+            "the replacement is the criterion on line {} as it stands: it changes nothing",
+            at.first
+        ));
+    }
     Ok(Applied {
         text,
         at,
@@ -518,6 +524,12 @@ mod tests {
             "- [ ] ok [shell: cargo test]\nprose"
         ))
         .contains("not a criterion line"));
+        assert!(refused(edit(
+            14,
+            "tests pass",
+            "  - [ ] tests pass [shell: cargo test store::] [proves:req-a]  "
+        ))
+        .contains("changes nothing"));
     }
 
     #[test]

@@ -880,12 +880,20 @@ fn candidates(
                         continue;
                     };
                     let records = records(t, index, &task.criteria[index]);
-                    let failing = records
+                    let Some(&(_, latest)) = records
                         .last()
-                        .is_some_and(|(_, r)| r.verdict == CriterionVerdict::Failed);
-                    if !failing {
+                        .filter(|(_, r)| r.verdict == CriterionVerdict::Failed)
+                    else {
                         continue;
-                    }
+                    };
+                    let evidence: String = latest
+                        .hints
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .filter(|h| h["verdict"] == "fail")
+                        .map(|h| evidence_of(h["hint"].as_str().unwrap_or(""), h))
+                        .collect();
                     add(
                         task,
                         index,
@@ -898,7 +906,7 @@ fn candidates(
                             ),
                             attempt: Some(routing.attempt),
                         },
-                        String::new(),
+                        evidence,
                     );
                 }
             }

@@ -304,6 +304,25 @@ mod tests {
     }
 
     #[test]
+    fn docs_lints_md_shows_the_warning_as_printed() {
+        let text = "---\nmatch:\n  hints: [shell]\n  commands: [cargo]\ntask: task-9\nprd: prds/old.md\ncreated: 2026-01-01T00:00:00Z\n---\n`cargo test` in this repository needs `--features test-db`.\n";
+        let lesson = Lesson::parse(text, "lessons/lesson-0badc0de.md".into()).expect("a lesson");
+        let library = Library {
+            lessons: vec![lesson],
+            skipped: Vec::new(),
+        };
+        let model = zurdo::parse("# PRD: Demo\n\n## Task: task-1 — Do it\n**Effort**: low\n**Depends-on**: []\n\n### Description\nWords.\n\n### Acceptance Criteria\n- [ ] the store works [shell: cargo test store::]\n").expect("valid");
+        let found = check(&model, &library, &Usage::default());
+        assert_eq!(found.len(), 1);
+        let rendered = found[0].lint().render("prds/feature.md");
+        let docs = include_str!("../../../docs/lints.md");
+        assert!(
+            docs.contains(&rendered),
+            "docs/lints.md does not show:\n{rendered}"
+        );
+    }
+
+    #[test]
     fn code_spans_are_read_like_markdown() {
         assert_eq!(
             code_spans("Run `make dev-up` then ``cargo `x` test``; ` ` and ```\nfenced\n``` skipped, `make dev-up` once."),

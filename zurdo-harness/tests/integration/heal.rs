@@ -173,6 +173,14 @@ fn without_an_analyzer_heal_lists_the_candidates_and_why() {
         PRD
     );
     assert!(!state_dir(root).join("heal-log.jsonl").exists());
+
+    // A prd.json zurdo cannot vouch for (rewritten without its MAC) is
+    // refused: heal would otherwise sign it.
+    let forged = serde_json::to_vec_pretty(&st).expect("JSON");
+    std::fs::write(&prd_json, forged).expect("forge");
+    let out = zurdo(root, &["heal", "prds/p.md"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
+    assert!(text(&out.stderr).contains("heal will not vouch for a record zurdo cannot"));
 }
 
 #[test]
