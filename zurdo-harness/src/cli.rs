@@ -171,7 +171,7 @@ pub struct SentinelArgs {
 pub enum Format {
     /// Readable lines.
     Human,
-    /// One JSON document on stdout: the parsed model, errors and lints.
+    /// One JSON document on stdout (each command documents its fields).
     Json,
 }
 
