@@ -429,7 +429,8 @@ impl Fixer<'_> {
             let refused: Vec<(Edit, Vec<String>)> = r
                 .proposals
                 .iter()
-                .filter(|p| p.outcome == "refused")
+                // A reply entry that was no edit at all has nothing to ask again.
+                .filter(|p| p.outcome == "refused" && p.line > 0)
                 .map(|p| {
                     (
                         Edit {
