@@ -720,6 +720,19 @@ pub enum Event {
         /// The task's status now.
         status: Status,
     },
+    // ----- outside a run
+    /// `zurdo heal` replaced a criterion line of the PRD, and prd.json's
+    /// hash of the PRD moved with it (`heal-log.jsonl` has the whole record).
+    PrdHealed {
+        /// The task.
+        task: String,
+        /// The criterion's line.
+        line: usize,
+        /// The line before.
+        old: String,
+        /// The line after.
+        new: String,
+    },
 
     // ----- the end, and stops
     /// Tasks that passed without an attempt (green before the run).

@@ -502,6 +502,12 @@ pub fn lines(event: &Event) -> Vec<Line> {
                     .join(", ")
             ),
         ),
+        Event::PrdHealed {
+            task, line, new, ..
+        } => one(
+            Plain,
+            format!("healed line {line} of {task}: {new}"),
+        ),
         Event::UnprovenPasses { tasks } => one(
             Warn,
             format!(

@@ -5,6 +5,7 @@
 
 mod common;
 
+mod analyze;
 mod baseline;
 mod baselines;
 mod confinement;
@@ -12,6 +13,7 @@ mod coverage;
 mod detection;
 mod file_hints;
 mod frozen;
+mod heal;
 mod hostile_hints;
 mod hostile_input;
 mod hostile_state;
