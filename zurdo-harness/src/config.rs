@@ -607,6 +607,7 @@ protected_paths = []         # globs no task may modify
 regression_guard = "run-end" # re-check passed tasks: "run-end", "each-task" (after every passing attempt) or "off"
 # require_red_first = true   # a task green before any agent ran ends `unproven`, not `passed`
 # sealed = "~/.config/zurdo/sealed/app.md"  # criteria the agent never sees (outside the repository)
+# agent_sandbox = "bubblewrap"  # the agent CLI under bwrap: sealed file and zurdo's key unreadable, .zurdo/ and .git/ read-only
 
 # The coverage gate (opt in): the share of a task's changed code lines its tests executed, read from
 # the reports the criteria's own commands write (lcov, Cobertura XML, coverage.py JSON, Go profiles).

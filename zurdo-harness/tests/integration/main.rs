@@ -32,6 +32,7 @@ mod report;
 mod resume_prompt;
 mod review;
 mod run;
+mod sandbox;
 mod sealed;
 mod skills;
 mod snapshots;
