@@ -8,6 +8,7 @@ mod common;
 mod analyze;
 mod baseline;
 mod baselines;
+mod challenge;
 mod confinement;
 mod coverage;
 mod detection;
