@@ -79,6 +79,18 @@ const program = service.getProgram();
 const rel = (f) => path.relative(tree, f);
 const lineOf = (sf, pos) => sf.getLineAndCharacterOfPosition(pos).line + 1;
 
+function isRequire(n) {
+  while (ts.isPropertyAccessExpression(n)) n = n.expression;
+  return ts.isCallExpression(n) && ts.isIdentifier(n.expression) && n.expression.text === 'require';
+}
+
+// An assignment that is a statement, or inside a chain of assignments that is.
+function atStatement(node) {
+  let n = node;
+  while (n.parent && ts.isBinaryExpression(n.parent) && n.parent.operatorToken.kind === ts.SyntaxKind.EqualsToken && n.parent.right === n) n = n.parent;
+  return n.parent && ts.isExpressionStatement(n.parent) && n.parent.parent && ts.isSourceFile(n.parent.parent);
+}
+
 function isFunctionValue(n) {
   return n && (ts.isArrowFunction(n) || ts.isFunctionExpression(n));
 }
@@ -99,19 +111,34 @@ function declared(node, sf) {
     const statement = node.parent && node.parent.parent;
     const atTop = statement && ts.isVariableStatement(statement) && statement.parent &&
       (ts.isSourceFile(statement.parent) || ts.isModuleBlock(statement.parent));
+    // `const x = require('./x')` imports, as `import` does.
+    if (node.initializer && isRequire(node.initializer)) return null;
     if (isFunctionValue(node.initializer)) return [node.name, 'function'];
     if (node.initializer && ts.isClassExpression(node.initializer)) return [node.name, 'class'];
     if (atTop) return [node.name, 'constant'];
   }
   if (language === 'javascript' && ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.EqualsToken &&
-      ts.isExpressionStatement(node.parent) && ts.isPropertyAccessExpression(node.left) && isFunctionValue(node.right)) {
-    // exports.f = function, module.exports.f = …, A.prototype.m = function, obj.m = function
+      ts.isPropertyAccessExpression(node.left) && atStatement(node)) {
+    // exports.f = …, module.exports.f = …, A.prototype.m = function, obj.m = function,
+    // module.exports = function f (chains `a.x = b.y = function` included): what the
+    // compiler takes as declarations.
     const kind = ts.getAssignmentDeclarationKind ? ts.getAssignmentDeclarationKind(node) : 0;
+    let value = node.right;
+    while (ts.isBinaryExpression(value) && value.operatorToken.kind === ts.SyntaxKind.EqualsToken) value = value.right;
     if (kind !== 0) {
       const target = node.left.expression;
+      const text = node.left.getText(sf);
+      if (text === 'module.exports') {
+        // A named function is defined by its name; an anonymous one is the
+        // module's default export (Lumen's name for it).
+        if (isFunctionValue(value)) return value.name ? [value.name, 'function'] : [node.left.name, 'function', 'default'];
+        return null;
+      }
       const onExports = (ts.isIdentifier(target) && target.text === 'exports') ||
         (ts.isPropertyAccessExpression(target) && target.getText(sf) === 'module.exports');
-      return [node.left.name, onExports ? 'function' : 'method'];
+      // `exports.a = b` re-exports `b` (an alias, not a definition).
+      if (onExports && !ts.isIdentifier(value)) return [node.left.name, isFunctionValue(value) ? 'function' : ts.isClassExpression(value) ? 'class' : 'constant'];
+      if (isFunctionValue(value)) return [node.left.name, 'method'];
     }
   }
   void top;
@@ -126,9 +153,9 @@ for (const f of files) {
   (function visit(node) {
     const d = declared(node, sf);
     if (d) {
-      const [name, kind] = d;
+      const [name, kind, as] = d;
       const start = name.getStart(sf);
-      const entry = { file: rel(f), line: lineOf(sf, start), pos: start, name: name.getText(sf), kind };
+      const entry = { file: rel(f), line: lineOf(sf, start), pos: start, name: as || name.getText(sf), kind };
       definitions.push(entry);
       declNodes.push(entry);
     }
@@ -182,6 +209,14 @@ function namedBy(n, sf) {
   return null;
 }
 
+const checker = program.getTypeChecker();
+
+// The symbol a named function-like node declares.
+function symbolOf(fn, sf) {
+  const name = namedBy(fn, sf);
+  return name ? checker.getSymbolAtLocation(name) : undefined;
+}
+
 function callerOf(node, sf) {
   for (let n = node.parent; n; n = n.parent) {
     if (ts.isFunctionLike(n)) {
@@ -206,9 +241,22 @@ function isCall(node) {
 function inImportOrExport(node) {
   for (let n = node.parent; n; n = n.parent) {
     if (ts.isImportDeclaration(n) || ts.isImportEqualsDeclaration(n) || ts.isExportSpecifier(n) || ts.isImportSpecifier(n)) return true;
+    // `require('./m').name` in a declarator imports `name`.
+    if (ts.isVariableDeclaration(n)) return !!(n.initializer && isRequire(n.initializer) && node.pos >= n.initializer.pos);
     if (ts.isStatement(n)) return false;
   }
   return false;
+}
+
+// A position inside a comment (JSDoc `@link`, `@see`, `@typedef {import()}`):
+// Lumen reads no comments.
+function inComment(sf, pos) {
+  const text = sf.text;
+  const lineStart = text.lastIndexOf('\n', pos - 1) + 1;
+  const before = text.slice(lineStart, pos).trimStart();
+  if (before.startsWith('*') || before.startsWith('/*') || before.startsWith('//') || before.includes('//')) return true;
+  const open = text.lastIndexOf('/*', pos);
+  return open !== -1 && text.indexOf('*/', open) > pos;
 }
 
 for (const d of sample) {
@@ -220,6 +268,7 @@ for (const d of sample) {
     process.stderr.write(`findReferences ${d.name} at ${d.file}:${d.line}: ${e}\n`);
   }
   const self = `${d.file}:${d.line}`;
+  const ownSymbol = checker.getSymbolAtLocation(token(program.getSourceFile(file), d.pos));
   const refs = [];
   const seen = new Set();
   for (const g of groups) {
@@ -227,23 +276,33 @@ for (const d of sample) {
     // the groups of the aliases imports and re-exports make of it; not the
     // groups of other declarations it is related to (a base or interface
     // member it overrides or implements).
+    // A CommonJS import (`const x = require('./m').y`) is a variable to the
+    // language service; its group is the import's, as an alias's is.
     const def = g.definition;
     const own = g.references.some((r) => r.isDefinition && r.fileName === file && r.textSpan.start === d.pos);
-    if (!own && def.kind !== ts.ScriptElementKind.alias) continue;
+    const required = g.references.some((r) => {
+      if (!r.isDefinition) return false;
+      const sf = program.getSourceFile(r.fileName);
+      const decl = sf && token(sf, r.textSpan.start).parent;
+      return decl && ts.isVariableDeclaration(decl) && decl.initializer && isRequire(decl.initializer);
+    });
+    if (!own && !required && def.kind !== ts.ScriptElementKind.alias) continue;
     for (const r of g.references) {
       if (r.isDefinition || !r.fileName.startsWith(tree.replace(/\/$/, '') + '/')) continue;
       const sf = program.getSourceFile(r.fileName);
       if (!sf) continue;
       const node = token(sf, r.textSpan.start);
-      if (inImportOrExport(node)) continue;
+      if (inImportOrExport(node) || inComment(sf, r.textSpan.start)) continue;
       const key = `${r.fileName}:${r.textSpan.start}`;
       if (seen.has(key)) continue;
       seen.add(key);
       const caller = callerOf(node, sf);
+      // Within the sampled callable's body, or another declaration of it
+      // (an overload's implementation): the same symbol.
       let inside = false;
       if (d.kind !== 'class') {
         for (let c = caller; c; c = callerOf(c.node, sf)) {
-          if (c.id === self) { inside = true; break; }
+          if (c.id === self || (ownSymbol && symbolOf(c.node, sf) === ownSymbol)) { inside = true; break; }
         }
       }
       refs.push({ file: rel(r.fileName), line: lineOf(sf, r.textSpan.start), call: isCall(node), caller: caller && caller.id, inside });

@@ -847,6 +847,7 @@ impl<'s> Walker<'s> {
             call,
             line: line(at),
             caller: self.caller(),
+            receiver: crate::model::Receiver::None,
         })
     }
 
