@@ -118,9 +118,17 @@ impl Tables {
                 }
             }
             t.modules.entry(key).or_default().push(path.clone());
+            // Inline modules and namespaces (hashing a path reads the
+            // digest it keeps: no walk per symbol, however deep).
+            let inline: HashSet<&QualifiedPath> = file
+                .symbols
+                .iter()
+                .filter(|s| s.kind == Kind::Module && s.path.len() > top_len(file))
+                .map(|s| &s.path)
+                .collect();
             for (i, s) in file.symbols.iter().enumerate() {
                 if !is_member(s.kind) {
-                    if s.path.len() > top_len(file) + 1 {
+                    if !inline.is_empty() && inline.contains(&s.path.parent()) {
                         t.children
                             .entry(s.path.parent().join("::"))
                             .or_default()
@@ -181,10 +189,15 @@ pub(crate) struct Step<'a> {
     pub(crate) certain: bool,
 }
 
+/// A file's symbols by name: their positions.
+type NamesOf<'a> = std::rc::Rc<HashMap<&'a str, Vec<usize>>>;
+
 /// Resolves references against an index.
 pub(crate) struct Resolver<'a> {
     index: &'a Index,
     tables: &'a Tables,
+    /// Each file's symbols by name, built for the files asked about.
+    by_name: std::cell::RefCell<HashMap<*const FileIndex, NamesOf<'a>>>,
 }
 
 fn def<'a>(file: &'a FileIndex, i: usize) -> Definition<'a> {
@@ -229,7 +242,32 @@ fn join_specifier(file: &str, specifier: &str) -> Option<String> {
 
 impl<'a> Resolver<'a> {
     pub(crate) fn new(index: &'a Index, tables: &'a Tables) -> Resolver<'a> {
-        Resolver { index, tables }
+        Resolver {
+            index,
+            tables,
+            by_name: Default::default(),
+        }
+    }
+
+    /// The positions of `file`'s symbols named `name`.
+    fn named_in(&self, file: &'a FileIndex, name: &str) -> Vec<usize> {
+        let key = std::ptr::from_ref(file);
+        let table = self.by_name.borrow().get(&key).cloned();
+        let table = match table {
+            Some(t) => t,
+            None => {
+                let mut map: HashMap<&'a str, Vec<usize>> = HashMap::new();
+                for (i, s) in file.symbols.iter().enumerate() {
+                    if let Some(last) = s.path.last() {
+                        map.entry(last.as_str()).or_default().push(i);
+                    }
+                }
+                let t = std::rc::Rc::new(map);
+                self.by_name.borrow_mut().insert(key, t.clone());
+                t
+            }
+        };
+        table.get(name).cloned().unwrap_or_default()
     }
 
     fn file(&self, path: &str) -> Option<&'a FileIndex> {
@@ -469,8 +507,9 @@ impl<'a> Resolver<'a> {
         };
         let mut best: Option<usize> = None;
         let mut found: Vec<usize> = Vec::new();
-        for (i, s) in file.symbols.iter().enumerate() {
-            if is_member(s.kind) || s.path.last().map(String::as_str) != Some(name) {
+        for i in self.named_in(file, name) {
+            let s = &file.symbols[i];
+            if is_member(s.kind) {
                 continue;
             }
             let parent = s.path.parent();
@@ -524,7 +563,8 @@ impl<'a> Resolver<'a> {
                     {
                         return Value::Module(first.clone());
                     }
-                    return Value::External;
+                    // No Cargo package known: the root of the source tree.
+                    return Value::Module(String::new());
                 }
                 "self" => return Value::Module(file.module.join("::")),
                 "super" => {
@@ -631,13 +671,12 @@ impl<'a> Resolver<'a> {
                 let mut i = 0;
                 match target[0].as_str() {
                     "crate" | "$crate" => {
-                        match file
+                        if let Some(first) = file
                             .module
                             .first()
                             .filter(|f| self.tables.crates.contains(*f))
                         {
-                            Some(first) => base.push(first.clone()),
-                            None => return Value::External,
+                            base.push(first.clone());
                         }
                         i = 1;
                     }
@@ -716,11 +755,11 @@ impl<'a> Resolver<'a> {
     ) -> Value<'a> {
         let mut all = path;
         all.extend(more.iter().cloned());
-        for k in (1..=all.len()).rev() {
+        for k in (0..=all.len()).rev() {
             let key = all[..k].join("::");
             let module = if self.tables.modules.contains_key(&key) {
                 Some(key)
-            } else if suffix {
+            } else if suffix && k > 0 {
                 self.suffix_module(&all[..k])
             } else {
                 None
@@ -732,9 +771,6 @@ impl<'a> Resolver<'a> {
                 }
                 return value;
             }
-        }
-        if all.is_empty() && self.tables.modules.contains_key("") {
-            return Value::Module(String::new());
         }
         Value::External
     }
@@ -788,16 +824,13 @@ impl<'a> Resolver<'a> {
         let mut defs = Vec::new();
         for file in &files {
             let top = top_len(file);
-            let found: Vec<usize> = file
-                .symbols
-                .iter()
-                .enumerate()
-                .filter(|(_, s)| {
-                    s.path.len() == top + 1
-                        && !is_member(s.kind)
-                        && s.path.last().map(String::as_str) == Some(name)
+            let found: Vec<usize> = self
+                .named_in(file, name)
+                .into_iter()
+                .filter(|&i| {
+                    let s = &file.symbols[i];
+                    s.path.len() == top + 1 && !is_member(s.kind)
                 })
-                .map(|(i, _)| i)
                 .collect();
             if !found.is_empty() {
                 match self.named(file, found, depth + 1) {
