@@ -179,6 +179,9 @@ pub enum Receiver {
     /// A value of unknown type (a local, a parameter with no annotation, a
     /// call's result: `x.a.m()`, `f().m()`).
     Unknown,
+    /// What calling member chains in turn on a value returns
+    /// (`builder.build().unwrap()` → `builder`'s value, then `["build"]`).
+    Chain(Box<Receiver>, Vec<Vec<String>>),
 }
 
 impl Receiver {
@@ -267,8 +270,14 @@ impl Serialize for FileIndex {
             .references
             .iter()
             .map(|r| {
-                let (this, sup, ty, of) = match &r.receiver {
-                    Receiver::None | Receiver::Unknown => (0, 0, &[][..], &[][..]),
+                let (base, via): (&Receiver, &[Vec<String>]) = match &r.receiver {
+                    Receiver::Chain(base, via) => (base, via),
+                    other => (other, &[]),
+                };
+                let (this, sup, ty, of) = match base {
+                    Receiver::None | Receiver::Unknown | Receiver::Chain(..) => {
+                        (0, 0, &[][..], &[][..])
+                    }
                     Receiver::This(p) => (scopes.id(p), 0, &[][..], &[][..]),
                     Receiver::Super(p) => (0, scopes.id(p), &[][..], &[][..]),
                     Receiver::Type(t) => (0, 0, t.as_slice(), &[][..]),
@@ -284,7 +293,8 @@ impl Serialize for FileIndex {
                     sup,
                     ty,
                     of,
-                    val: r.receiver == Receiver::Unknown,
+                    val: *base == Receiver::Unknown,
+                    via,
                 }
             })
             .collect();
@@ -409,6 +419,8 @@ mod wire {
         pub(super) of: &'a [String],
         #[serde(skip_serializing_if = "not")]
         pub(super) val: bool,
+        #[serde(skip_serializing_if = "<[Vec<String>]>::is_empty")]
+        pub(super) via: &'a [Vec<String>],
     }
 
     #[derive(Serialize)]
@@ -474,6 +486,8 @@ mod wire {
         of: Vec<String>,
         #[serde(default)]
         val: bool,
+        #[serde(default)]
+        via: Vec<Vec<String>>,
     }
 
     #[derive(Deserialize)]
@@ -530,6 +544,11 @@ mod wire {
                         Receiver::Unknown
                     } else {
                         Receiver::None
+                    };
+                    let receiver = if r.via.is_empty() {
+                        receiver
+                    } else {
+                        Receiver::Chain(Box::new(receiver), r.via)
                     };
                     Ok(Reference {
                         path: r.path,

@@ -126,7 +126,21 @@ impl Tables {
                 .filter(|s| s.kind == Kind::Module && s.path.len() > top_len(file))
                 .map(|s| &s.path)
                 .collect();
+            // Types nested in a class are read through it (`self.Inner`,
+            // `Outer.Inner`), as its members are.
+            let classes: HashSet<&QualifiedPath> = file
+                .symbols
+                .iter()
+                .filter(|s| s.kind == Kind::Class && lang_of(file) != Lang::Rust)
+                .map(|s| &s.path)
+                .collect();
             for (i, s) in file.symbols.iter().enumerate() {
+                if is_type(s.kind) && !classes.is_empty() && classes.contains(&s.path.parent()) {
+                    t.members
+                        .entry(type_key(file, &s.path.parent()))
+                        .or_default()
+                        .push((path.clone(), i));
+                }
                 if !is_member(s.kind) {
                     if !inline.is_empty() && inline.contains(&s.path.parent()) {
                         t.children
@@ -363,6 +377,16 @@ impl<'a> Resolver<'a> {
         caller: &QualifiedPath,
     ) -> Value<'a> {
         match receiver {
+            Receiver::Chain(base, calls) => {
+                let mut value = self.receiver(file, base, caller);
+                for names in calls {
+                    for name in names {
+                        value = self.step(lang_of(file), value, name, 0);
+                    }
+                    value = self.returned(value, 0);
+                }
+                value
+            }
             Receiver::None | Receiver::Unknown => Value::Opaque,
             Receiver::This(class) => Value::Instance(vec![self.type_ref(file, class)]),
             Receiver::Super(class) => {
@@ -445,6 +469,14 @@ impl<'a> Resolver<'a> {
                 Value::Opaque
             }
             Value::Named { .. } | Value::Opaque | Value::Unbound => Value::Opaque,
+            // A CommonJS module's default export (`new (require('./view'))`).
+            Value::Module(key) if depth < MAX_DEPTH => {
+                let default = self.namespace(&key, "default", depth + 1);
+                match default {
+                    Value::Named { .. } => self.instance(default, depth + 1),
+                    _ => Value::External,
+                }
+            }
             Value::Module(_) | Value::External => Value::External,
             Value::Instance(_) => Value::Opaque,
         }
@@ -481,6 +513,13 @@ impl<'a> Resolver<'a> {
                 match defs.iter().find(|d| !d.symbol.returns.is_empty()) {
                     Some(d) if depth < MAX_DEPTH => self.declared(*d, depth + 1),
                     _ => Value::Opaque,
+                }
+            }
+            Value::Module(key) if depth < MAX_DEPTH => {
+                let default = self.namespace(&key, "default", depth + 1);
+                match default {
+                    Value::Named { .. } => self.returned(default, depth + 1),
+                    _ => Value::External,
                 }
             }
             Value::Module(_) | Value::External => Value::External,
@@ -588,9 +627,13 @@ impl<'a> Resolver<'a> {
         Value::Unbound
     }
 
-    /// The value of the symbols `found` of `file` (aliases followed).
+    /// The value of the symbols `found` of `file` (aliases followed): the
+    /// definitions among them (a name both imported and defined, as in
+    /// `if win32: def f(): …` after `from x import f`, is both), else what
+    /// the first alias names.
     fn named(&self, file: &'a FileIndex, found: Vec<usize>, depth: usize) -> Value<'a> {
         let mut defs = Vec::new();
+        let mut other: Option<Value<'a>> = None;
         for i in found {
             let s = &file.symbols[i];
             match s.kind {
@@ -600,21 +643,22 @@ impl<'a> Resolver<'a> {
                     }
                     match self.target(file, &s.target, depth + 1) {
                         Value::Named { defs: more, .. } => defs.extend(more),
-                        other if defs.is_empty() => return other,
-                        _ => {}
+                        value => {
+                            other.get_or_insert(value);
+                        }
                     }
                 }
                 Kind::Module if lang_of(file) != Lang::Python || s.path.len() != top_len(file) => {
-                    return Value::Module(match lang_of(file) {
+                    other.get_or_insert(Value::Module(match lang_of(file) {
                         Lang::Go => file.module.join("/"),
                         _ => s.path.join("::"),
-                    });
+                    }));
                 }
                 _ => defs.push(def(file, i)),
             }
         }
         if defs.is_empty() {
-            Value::External
+            other.unwrap_or(Value::External)
         } else {
             Value::Named {
                 defs,
@@ -647,8 +691,17 @@ impl<'a> Resolver<'a> {
                     let Some(joined) = join_specifier(&file.path, spec) else {
                         return Value::External;
                     };
-                    let module = script_module(&joined);
-                    return self.walk_module(Lang::Script, module, &target[1..], false, depth);
+                    // The specifier names the module; the rest are its
+                    // exports (never a longer module path).
+                    let key = script_module(&joined).join("::");
+                    if !self.tables.modules.contains_key(&key) {
+                        return Value::External;
+                    }
+                    let mut value = Value::Module(key);
+                    for segment in &target[1..] {
+                        value = self.step(Lang::Script, value, segment, depth + 1);
+                    }
+                    return value;
                 }
                 // A name of this file (`export { a as b }`, `module.exports
                 // = a`).

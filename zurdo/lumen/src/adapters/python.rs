@@ -85,6 +85,7 @@ pub fn extract(tree: &Tree, source: &[u8], module: &[String]) -> Extracted {
         module_locals: HashSet::new(),
         module_types: HashMap::new(),
         fields: HashSet::new(),
+        scan_this: None,
         out: Extracted::for_source(source),
     };
     let (locals, types) = walker.bindings(tree.root_node(), false);
@@ -195,6 +196,8 @@ struct Walker<'s> {
     /// The fields defined so far (`Class::name`, joined), so that `self.x
     /// = …` in several methods defines `x` once.
     fields: HashSet<String>,
+    /// While a method's bindings are scanned: its class (what `self` is).
+    scan_this: Option<QualifiedPath>,
     out: Extracted,
 }
 
@@ -233,7 +236,15 @@ impl<'s> Walker<'s> {
                         symbol.returns = returns;
                     }
                 }
+                // `self` in a method (or a function nested in one).
+                let this = match (scope, self.frames.last()) {
+                    (Scope::Function, Some(f)) if f.scope == Scope::Class => Some(f.path.clone()),
+                    (Scope::Function, Some(f)) => f.this.clone(),
+                    _ => None,
+                };
+                self.scan_this = this;
                 let (locals, types) = self.bindings(node, true);
+                self.scan_this = None;
                 self.enter(name, scope, locals, types);
                 stack.push(Work::Leave);
                 let skip: Vec<Node<'t>> = name_node.into_iter().collect();
@@ -245,6 +256,11 @@ impl<'s> Walker<'s> {
                 };
                 match expression.kind() {
                     "identifier" | "attribute" => match self.chain(expression) {
+                        // `@bp.route` on a local `bp`: a member of its value.
+                        Some(chain) if chain.len() > 1 && self.receiver_of(&chain[0]).is_some() => {
+                            let receiver = self.receiver_of(&chain[0]).unwrap_or(Receiver::Unknown);
+                            self.emit_on(chain[1..].to_vec(), receiver, true, expression);
+                        }
                         Some(chain) => {
                             let member = chain.len() > 1;
                             self.emit(chain, member, true, expression);
@@ -294,6 +310,21 @@ impl<'s> Walker<'s> {
             "call" => self.call(node, stack),
             "identifier" => {
                 let name = self.text(node);
+                // In a class body, a name the class defined earlier (`tag =
+                // to_json`) is that member.
+                if mode == Mode::Value {
+                    if let Some(class) = self
+                        .frames
+                        .last()
+                        .filter(|f| f.scope == Scope::Class)
+                        .map(|f| f.path.clone())
+                    {
+                        if self.fields.contains(&class.child(name.clone()).join("::")) {
+                            self.emit_on(vec![name], Receiver::This(class), false, node);
+                            return;
+                        }
+                    }
+                }
                 let used = match mode {
                     Mode::Names => !matches!(name.as_str(), "self" | "cls"),
                     Mode::Value => self.is_value_use(&name),
@@ -522,15 +553,6 @@ impl<'s> Walker<'s> {
     /// parameter `x: T` hold a `T`, `x = f(…)` what `f` returns; any other
     /// value makes it unknown.
     fn typed(&self, node: Node<'_>, types: &mut HashMap<String, Option<Receiver>>) {
-        let mut record = |name: String, receiver: Option<Receiver>| match types.get(&name) {
-            Some(existing) if *existing != receiver => {
-                types.insert(name, None);
-            }
-            Some(_) => {}
-            None => {
-                types.insert(name, receiver);
-            }
-        };
         match node.kind() {
             "assignment" => {
                 let Some(left) = node.child_by_field_name("left") else {
@@ -544,13 +566,9 @@ impl<'s> Walker<'s> {
                     Some(t) => self.annotation(t).map(Receiver::Type),
                     None => node
                         .child_by_field_name("right")
-                        .filter(|r| r.kind() == "call")
-                        .and_then(|r| r.child_by_field_name("function"))
-                        .and_then(|f| self.chain(f))
-                        .filter(|c| !matches!(c[0].as_str(), "self" | "cls"))
-                        .map(Receiver::Call),
+                        .and_then(|r| self.value_of(r, types, self.scan_this.as_ref())),
                 };
-                record(name, receiver);
+                record(types, name, receiver);
             }
             "typed_parameter" | "typed_default_parameter" => {
                 let name = match node.kind() {
@@ -564,14 +582,14 @@ impl<'s> Walker<'s> {
                     .child_by_field_name("type")
                     .and_then(|t| self.annotation(t))
                     .map(Receiver::Type);
-                record(self.text(name), receiver);
+                record(types, self.text(name), receiver);
             }
             "identifier" if node.parent().is_some_and(|p| p.kind() == "parameters") => {
-                record(self.text(node), None);
+                record(types, self.text(node), None);
             }
             "default_parameter" => {
                 if let Some(name) = node.child_by_field_name("name") {
-                    record(self.text(name), None);
+                    record(types, self.text(name), None);
                 }
             }
             "augmented_assignment"
@@ -584,11 +602,49 @@ impl<'s> Walker<'s> {
                     .or_else(|| node.child_by_field_name("name"))
                     .or_else(|| node.child_by_field_name("alias"));
                 if let Some(t) = target.filter(|t| t.kind() == "identifier") {
-                    record(self.text(t), None);
+                    record(types, self.text(t), None);
                 }
             }
             _ => {}
         }
+    }
+
+    /// What an expression holds: `C(…)`, `m.f(…)` what calling that name
+    /// returns (an instance of a class); `x.m(…)` on `self` or a local in
+    /// `locals` what calling `m` on it returns; `None` when unknown.
+    fn value_of(
+        &self,
+        node: Node<'_>,
+        locals: &HashMap<String, Option<Receiver>>,
+        this: Option<&QualifiedPath>,
+    ) -> Option<Receiver> {
+        if node.kind() != "call" {
+            return None;
+        }
+        let function = node.child_by_field_name("function")?;
+        if let Some(chain) = self.chain(function) {
+            let root = chain[0].as_str();
+            let base = if matches!(root, "self" | "cls") {
+                this.cloned().map(Receiver::This)
+            } else {
+                locals.get(root).cloned().flatten()
+            };
+            if matches!(root, "self" | "cls") || locals.contains_key(root) {
+                let base = base?;
+                if chain.len() < 2 {
+                    return None;
+                }
+                return Some(chained(base, chain[1..].to_vec()));
+            }
+            return Some(Receiver::Call(chain));
+        }
+        // `f(…).m(…)`: what `m` returns on what `f(…)` holds.
+        if function.kind() == "attribute" {
+            let name = self.text(function.child_by_field_name("attribute")?);
+            let base = self.value_of(function.child_by_field_name("object")?, locals, this)?;
+            return Some(chained(base, vec![name]));
+        }
+        None
     }
 
     /// A type annotation as a path: `T`, `m.T`, `Optional[T]`, `T | None`,
@@ -820,12 +876,18 @@ impl<'s> Walker<'s> {
                                 .last()
                                 .and_then(|f| f.this.clone())
                                 .map_or(Receiver::Unknown, Receiver::Super),
-                            // `Store().get()`: what the call returns.
-                            Some(o) if o.kind() == "call" => o
-                                .child_by_field_name("function")
-                                .and_then(|f| self.chain(f))
-                                .filter(|c| self.receiver_of(&c[0]).is_none())
-                                .map_or(Receiver::Unknown, Receiver::Call),
+                            // `Store().get()`, `x.make().get()`: what the
+                            // call returns.
+                            Some(o) if o.kind() == "call" => {
+                                let frame = self
+                                    .frames
+                                    .iter()
+                                    .rev()
+                                    .find(|f| f.scope == Scope::Function);
+                                let this = self.frames.last().and_then(|f| f.this.as_ref());
+                                let locals = frame.map_or(&self.module_types, |f| &f.types);
+                                self.value_of(o, locals, this).unwrap_or(Receiver::Unknown)
+                            }
                             _ => Receiver::Unknown,
                         };
                         if let Some(mut reference) =
@@ -984,6 +1046,10 @@ impl<'s> Walker<'s> {
             return;
         }
         let path = self.scope_path().child(name);
+        if kind == Kind::Method {
+            // Read by name later in the class body (`tag = to_json`).
+            self.fields.insert(path.join("::"));
+        }
         self.out.define(path, kind, at, target);
     }
 
@@ -1017,6 +1083,31 @@ impl<'s> Walker<'s> {
     fn text(&self, node: Node<'_>) -> String {
         let bytes = self.source.get(node.byte_range()).unwrap_or_default();
         String::from_utf8_lossy(bytes).into_owned()
+    }
+}
+
+/// Records what a local holds: the same thing each time, or unknown
+/// (`None`) once two bindings disagree.
+fn record(types: &mut HashMap<String, Option<Receiver>>, name: String, held: Option<Receiver>) {
+    match types.get(&name) {
+        Some(existing) if *existing != held => {
+            types.insert(name, None);
+        }
+        Some(_) => {}
+        None => {
+            types.insert(name, held);
+        }
+    }
+}
+
+/// What calling `names` on the value `base` describes returns.
+fn chained(base: Receiver, names: Vec<String>) -> Receiver {
+    match base {
+        Receiver::Chain(b, mut calls) => {
+            calls.push(names);
+            Receiver::Chain(b, calls)
+        }
+        other => Receiver::Chain(Box::new(other), vec![names]),
     }
 }
 
@@ -1415,9 +1506,13 @@ class Settings(Base):
         // Inner functions see their enclosing function's locals.
         assert!(f.references_to("a").is_empty() && f.references_to("fh").is_empty());
         assert!(used_in("RANGE", "") && used_in("ROWS", "") && used_in("DEBUG", ""));
+        // A class attribute read in its own class body reads that member.
+        let debug = f.references_to("debug");
         assert!(
-            f.references_to("debug").is_empty(),
-            "a class attribute read in its own class body"
+            debug.len() == 1
+                && debug[0].receiver
+                    == Receiver::This(vec!["job".to_string(), "Settings".into()].into()),
+            "{debug:?}"
         );
         assert!(f.references_to("NOT_READ").is_empty(), "not an f-string");
         assert!(f

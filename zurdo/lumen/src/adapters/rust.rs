@@ -411,7 +411,9 @@ impl<'s> Walker<'s> {
                         Some(t) => Some(self.type_path(t))
                             .filter(|t| !t.is_empty())
                             .map(Receiver::Type),
-                        None => node.child_by_field_name("value").and_then(|v| self.held(v)),
+                        None => node
+                            .child_by_field_name("value")
+                            .and_then(|v| self.held(v, &types)),
                     };
                     (p, held)
                 }),
@@ -468,9 +470,15 @@ impl<'s> Walker<'s> {
     }
 
     /// What an expression holds: `T { … }` a `T`; `f()`, `T::new()`,
-    /// `a::f()` what the called function returns (`&x`, `x?`,
-    /// `.unwrap()` looked through).
-    fn held(&self, value: Node<'_>) -> Option<Receiver> {
+    /// `a::f()` what the called function returns; `x.m()` what calling `m`
+    /// on `x` returns (`x` a local in `locals`, `self`, or another such
+    /// expression); `&x`, `x?`, `.unwrap()`, `.expect()`, `.clone()`
+    /// looked through.
+    fn held(
+        &self,
+        value: Node<'_>,
+        locals: &HashMap<String, Option<Receiver>>,
+    ) -> Option<Receiver> {
         match value.kind() {
             "struct_expression" => {
                 let name = value.child_by_field_name("name")?;
@@ -478,9 +486,12 @@ impl<'s> Walker<'s> {
                 let path = self.self_resolved(path);
                 (!path.is_empty()).then_some(Receiver::Type(path))
             }
-            "reference_expression" | "try_expression" | "parenthesized_expression" => {
-                self.held(value.named_child(value.named_child_count().checked_sub(1)?)?)
-            }
+            "reference_expression" | "try_expression" | "parenthesized_expression" => self.held(
+                value.named_child(value.named_child_count().checked_sub(1)?)?,
+                locals,
+            ),
+            "identifier" => locals.get(&self.text(value)).cloned().flatten(),
+            "self" => self.impl_path().map(Receiver::This),
             "call_expression" => {
                 let mut f = value.child_by_field_name("function")?;
                 if f.kind() == "generic_function" {
@@ -490,16 +501,48 @@ impl<'s> Walker<'s> {
                     "identifier" | "scoped_identifier" => {
                         let (path, _) = self.segments(f);
                         let path = self.self_resolved(path);
+                        if path.len() > 1 && path[0] == "Self" {
+                            return None;
+                        }
                         (!path.is_empty()).then_some(Receiver::Call(path))
                     }
-                    // `x.unwrap()`, `x.expect(…)`, `x.clone()`: `x`'s value.
                     "field_expression" => {
-                        let field = f.child_by_field_name("field").map(|n| self.text(n))?;
-                        if matches!(field.as_str(), "unwrap" | "expect" | "clone" | "to_owned") {
-                            self.held(f.child_by_field_name("value")?)
-                        } else {
-                            None
+                        let mut names = Vec::new();
+                        let mut current = f;
+                        while current.kind() == "field_expression" {
+                            let field = current.child_by_field_name("field")?;
+                            if field.kind() != "field_identifier" {
+                                return None;
+                            }
+                            names.push(self.text(field));
+                            current = current.child_by_field_name("value")?;
                         }
+                        names.reverse();
+                        let base = self.held(current, locals)?;
+                        let transparent = names.len() == 1
+                            && matches!(
+                                names[0].as_str(),
+                                "unwrap"
+                                    | "expect"
+                                    | "clone"
+                                    | "to_owned"
+                                    | "borrow"
+                                    | "as_ref"
+                                    | "lock"
+                                    | "borrow_mut"
+                                    | "as_mut"
+                                    | "unwrap_or_default"
+                            );
+                        if transparent {
+                            return Some(base);
+                        }
+                        Some(match base {
+                            Receiver::Chain(b, mut calls) => {
+                                calls.push(names);
+                                Receiver::Chain(b, calls)
+                            }
+                            other => Receiver::Chain(Box::new(other), vec![names]),
+                        })
                     }
                     _ => None,
                 }
@@ -630,7 +673,14 @@ impl<'s> Walker<'s> {
             }
             _ => {
                 stack.push(Work::Visit(root));
-                self.held(root).unwrap_or(Receiver::Unknown)
+                let empty = HashMap::new();
+                let locals = self
+                    .frames
+                    .last()
+                    .and_then(|f| f.function)
+                    .and_then(|i| self.frames.get(i))
+                    .map_or(&empty, |f| &f.frame.types);
+                self.held(root, locals).unwrap_or(Receiver::Unknown)
             }
         };
         if names.is_empty() {
