@@ -617,11 +617,27 @@ impl<'a> Resolver<'a> {
             _ => {}
         }
         for glob in file.imports.iter().filter(|i| i.glob && visible(&i.scope)) {
-            if let Value::Module(key) = self.target(file, &glob.target, depth + 1) {
-                let v = self.namespace(&key, name, depth + 1);
-                if !matches!(v, Value::External | Value::Unbound) {
-                    return v;
+            match self.target(file, &glob.target, depth + 1) {
+                Value::Module(key) => {
+                    let v = self.namespace(&key, name, depth + 1);
+                    if !matches!(v, Value::External | Value::Unbound) {
+                        return v;
+                    }
                 }
+                // `use Enum::*`: its variants.
+                Value::Named {
+                    defs,
+                    certain: true,
+                } => {
+                    let found = self.inherited(&defs, name);
+                    if !found.is_empty() {
+                        return Value::Named {
+                            defs: found,
+                            certain: true,
+                        };
+                    }
+                }
+                _ => {}
             }
         }
         Value::Unbound

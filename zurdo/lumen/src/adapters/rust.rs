@@ -258,6 +258,22 @@ impl<'s> Walker<'s> {
             }
             "enum_variant" => {
                 let name = self.define_named(node, Kind::Variant);
+                // `V(T)`: what a pattern `V(x)` binds `x` to.
+                let single = node
+                    .child_by_field_name("body")
+                    .filter(|b| b.kind() == "ordered_field_declaration_list")
+                    .and_then(|b| {
+                        let mut c = b.walk();
+                        let types: Vec<Node<'_>> =
+                            b.children_by_field_name("type", &mut c).collect();
+                        (types.len() == 1).then(|| types[0])
+                    });
+                if let (Some(t), true) = (single, name.is_some()) {
+                    let field = self.type_path(t);
+                    if let Some(symbol) = self.out.last_symbol() {
+                        symbol.returns = field;
+                    }
+                }
                 let frame = Frame {
                     name,
                     scope: Scope::Type,
@@ -417,6 +433,27 @@ impl<'s> Walker<'s> {
                     };
                     (p, held)
                 }),
+                // `V(x)`, `V(ref x)` in a pattern: what the variant holds.
+                "tuple_struct_pattern" => {
+                    let ty = node.child_by_field_name("type");
+                    let mut c = node.walk();
+                    let parts: Vec<Node<'_>> = node
+                        .named_children(&mut c)
+                        .filter(|p| Some(p.id()) != ty.map(|t| t.id()))
+                        .collect();
+                    match (ty, parts.as_slice()) {
+                        (Some(ty), [one]) => {
+                            let bound = if one.kind() == "ref_pattern" {
+                                one.named_child(0)
+                            } else {
+                                Some(*one)
+                            };
+                            let (path, _) = self.segments(ty);
+                            bound.map(|b| (b, Some(Receiver::Call(self.self_resolved(path)))))
+                        }
+                        _ => None,
+                    }
+                }
                 "parameter" => node.child_by_field_name("pattern").map(|p| {
                     let held = node
                         .child_by_field_name("type")
@@ -819,9 +856,30 @@ impl<'s> Walker<'s> {
             let starts_with_keyword =
                 token.kind() != "identifier" || KEYWORDS.contains(&segments[0].as_str());
             let reference = if member {
+                // `x.m(…)` on a local `x` or `self` (the token before the
+                // dot): a member of what it holds; else of a value of
+                // unknown type.
+                let receiver = i
+                    .checked_sub(2)
+                    .map(|p| tokens[p])
+                    .filter(|_| {
+                        // Not `a.b.m(…)` nor `f().m(…)`: only a lone root.
+                        i < 3 || !matches!(tokens[i - 3].kind(), "." | "::")
+                    })
+                    .and_then(|r| match r.kind() {
+                        "self" => self.impl_path().map(Receiver::This),
+                        "identifier" => self.local(&self.text(r)),
+                        _ => None,
+                    });
                 (opens_call && token.kind() == "identifier")
                     .then(|| self.reference(segments, true, true, token))
                     .flatten()
+                    .map(|mut r| {
+                        if let Some(receiver) = receiver {
+                            r.receiver = receiver;
+                        }
+                        r
+                    })
             } else if opens_call || is_macro {
                 let usable = !starts_with_keyword || segments.len() > 1;
                 usable
