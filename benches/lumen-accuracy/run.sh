@@ -164,7 +164,8 @@ fi
 if wants go; then
     goroot=$(go env GOROOT 2>/dev/null || true)
     if [ -n "$goroot" ] && [ -d "$goroot/src/net/http" ]; then
-        t=$(fresh nethttp) && cp -r "$goroot/src/net/http"/. "$t"/ && index "$t"
+        # Under net/http, so that the import path "net/http" names it.
+        t=$(fresh nethttp) && mkdir -p "$t/net" && cp -r "$goroot/src/net/http" "$t/net/http" && index "$t"
         python3 "$here/handcheck.py" "$BIN" go "$CACHE/trees" "$here/handchecked.tsv"
     else
         echo "go: no Go toolchain sources on this machine; skipped"
