@@ -33,8 +33,9 @@ pub const DIR: &str = ".zurdo/lumen";
 /// qualified path once, in a table of scopes (see
 /// [`FileIndex`](crate::model::FileIndex)). 3: a file's module path and
 /// imports, classes' bases, declared types, and the receivers of member
-/// uses (issue 16).
-pub const FORMAT: u32 = 3;
+/// uses (issue 16). 4: TypeScript parameters' declared types and the
+/// callbacks' parameters they type.
+pub const FORMAT: u32 = 4;
 
 /// Files larger than this are not indexed (generated or vendored code).
 pub const MAX_FILE_BYTES: u64 = 2 * 1024 * 1024;

@@ -11,5 +11,5 @@ pub mod query;
 pub mod resolve;
 
 pub use index::{Index, Refresh};
-pub use model::{FileIndex, Import, Kind, Receiver, Reference, Symbol};
+pub use model::{FileIndex, Import, Kind, Param, Receiver, Reference, Symbol};
 pub use qualified::QualifiedPath;

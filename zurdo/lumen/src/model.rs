@@ -114,6 +114,22 @@ pub struct Symbol {
     /// plain type name.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub returns: Vec<String>,
+    /// For a TypeScript function, method or constructor: each parameter's
+    /// declared type, and when it is a function type, its parameters'
+    /// (what a callback passed there receives).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub params: Vec<Param>,
+}
+
+/// A parameter's declared type (see [`Symbol::params`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Param {
+    /// The type, as a path (empty: not a plain type name).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ty: Vec<String>,
+    /// For a function type: its parameters' types, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub callback: Vec<Vec<String>>,
 }
 
 impl Symbol {
@@ -126,6 +142,7 @@ impl Symbol {
             target: Vec::new(),
             bases: Vec::new(),
             returns: Vec::new(),
+            params: Vec::new(),
         }
     }
 }
@@ -182,6 +199,11 @@ pub enum Receiver {
     /// What calling member chains in turn on a value returns
     /// (`builder.build().unwrap()` → `builder`'s value, then `["build"]`).
     Chain(Box<Receiver>, Vec<Vec<String>>),
+    /// A parameter of a callback passed as argument `arg` to the function
+    /// (or constructor) the path names: what that function's declared
+    /// parameter type gives its `param`th parameter (`new
+    /// Observable((subscriber) => …)`).
+    Param(Vec<String>, u32, u32),
 }
 
 impl Receiver {
@@ -264,6 +286,7 @@ impl Serialize for FileIndex {
                 target: &s.target,
                 bases: &s.bases,
                 returns: &s.returns,
+                params: &s.params,
             })
             .collect();
         let references: Vec<wire::ReferenceOut<'_>> = self
@@ -274,10 +297,15 @@ impl Serialize for FileIndex {
                     Receiver::Chain(base, via) => (base, via),
                     other => (other, &[]),
                 };
+                let (cb, cba, cbp) = match base {
+                    Receiver::Param(callee, a, p) => (callee.as_slice(), *a, *p),
+                    _ => (&[][..], 0, 0),
+                };
                 let (this, sup, ty, of) = match base {
-                    Receiver::None | Receiver::Unknown | Receiver::Chain(..) => {
-                        (0, 0, &[][..], &[][..])
-                    }
+                    Receiver::None
+                    | Receiver::Unknown
+                    | Receiver::Chain(..)
+                    | Receiver::Param(..) => (0, 0, &[][..], &[][..]),
                     Receiver::This(p) => (scopes.id(p), 0, &[][..], &[][..]),
                     Receiver::Super(p) => (0, scopes.id(p), &[][..], &[][..]),
                     Receiver::Type(t) => (0, 0, t.as_slice(), &[][..]),
@@ -295,6 +323,9 @@ impl Serialize for FileIndex {
                     of,
                     val: *base == Receiver::Unknown,
                     via,
+                    cb,
+                    cba,
+                    cbp,
                 }
             })
             .collect();
@@ -397,6 +428,8 @@ mod wire {
         pub(super) bases: &'a [Vec<String>],
         #[serde(skip_serializing_if = "<[String]>::is_empty")]
         pub(super) returns: &'a [String],
+        #[serde(skip_serializing_if = "<[Param]>::is_empty")]
+        pub(super) params: &'a [Param],
     }
 
     #[derive(Serialize)]
@@ -421,6 +454,12 @@ mod wire {
         pub(super) val: bool,
         #[serde(skip_serializing_if = "<[Vec<String>]>::is_empty")]
         pub(super) via: &'a [Vec<String>],
+        #[serde(skip_serializing_if = "<[String]>::is_empty")]
+        pub(super) cb: &'a [String],
+        #[serde(skip_serializing_if = "is_zero")]
+        pub(super) cba: u32,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub(super) cbp: u32,
     }
 
     #[derive(Serialize)]
@@ -464,6 +503,8 @@ mod wire {
         bases: Vec<Vec<String>>,
         #[serde(default)]
         returns: Vec<String>,
+        #[serde(default)]
+        params: Vec<Param>,
     }
 
     #[derive(Deserialize)]
@@ -488,6 +529,12 @@ mod wire {
         val: bool,
         #[serde(default)]
         via: Vec<Vec<String>>,
+        #[serde(default)]
+        cb: Vec<String>,
+        #[serde(default)]
+        cba: u32,
+        #[serde(default)]
+        cbp: u32,
     }
 
     #[derive(Deserialize)]
@@ -525,6 +572,7 @@ mod wire {
                         target: s.target,
                         bases: s.bases,
                         returns: s.returns,
+                        params: s.params,
                     })
                 })
                 .collect::<Result<Vec<Symbol>, String>>()?;
@@ -542,6 +590,8 @@ mod wire {
                         Receiver::Call(r.of)
                     } else if r.val {
                         Receiver::Unknown
+                    } else if !r.cb.is_empty() {
+                        Receiver::Param(r.cb, r.cba, r.cbp)
                     } else {
                         Receiver::None
                     };

@@ -377,6 +377,9 @@ impl<'a> Resolver<'a> {
         caller: &QualifiedPath,
     ) -> Value<'a> {
         match receiver {
+            Receiver::Param(callee, arg, param) => {
+                self.callback_param(file, callee, *arg as usize, *param as usize, caller)
+            }
             Receiver::Chain(base, calls) => {
                 let mut value = self.receiver(file, base, caller);
                 for names in calls {
@@ -401,6 +404,46 @@ impl<'a> Resolver<'a> {
             },
             Receiver::Call(path) => self.returned(self.path(file, path, caller), 0),
         }
+    }
+
+    /// What a callback passed as argument `arg` to `callee` receives as its
+    /// `param`th parameter: the type the function's (a class's
+    /// constructor's) declared parameter type gives it.
+    fn callback_param(
+        &self,
+        file: &'a FileIndex,
+        callee: &[String],
+        arg: usize,
+        param: usize,
+        caller: &QualifiedPath,
+    ) -> Value<'a> {
+        let Value::Named {
+            defs,
+            certain: true,
+        } = self.path(file, callee, caller)
+        else {
+            return Value::Opaque;
+        };
+        let classes: Vec<Definition<'a>> =
+            defs.iter().filter(|d| self.is_class(d)).copied().collect();
+        let functions: Vec<Definition<'a>> = if classes.is_empty() {
+            defs
+        } else {
+            self.inherited(&classes, "constructor")
+        };
+        for f in functions {
+            let ty = f
+                .symbol
+                .params
+                .get(arg)
+                .and_then(|p| p.callback.get(param))
+                .filter(|t| !t.is_empty());
+            if let Some(ty) = ty {
+                let scope = f.symbol.path.parent();
+                return self.instance(self.path(f.file, ty, &scope), 0);
+            }
+        }
+        Value::Opaque
     }
 
     /// A type defined (or implemented) in `file` at `path`.

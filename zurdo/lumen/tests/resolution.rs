@@ -414,3 +414,37 @@ fn a_member_declared_on_a_base_resolves_through_the_subclass() {
         ["base::Child::run", "base::f"]
     );
 }
+
+// ---- TypeScript callbacks typed by the function they are passed to ----------
+
+#[test]
+fn a_callbacks_untyped_parameter_has_the_type_the_callee_declares() {
+    let (_d, i) = index(&[
+        (
+            "src/subscriber.ts",
+            "export class Subscriber { complete() {} }\nexport class Subject { complete() {} }\n",
+        ),
+        (
+            "src/observable.ts",
+            "import { Subscriber, Subject } from './subscriber';\nexport class Observable {\n  constructor(subscribe?: (this: Observable, subscriber: Subscriber) => void) {}\n}\nexport function operate(init: (source: Observable, subscriber: Subscriber) => void) {}\nexport function untyped(init: any) {}\nexport function bound(this: Observable, init: (subscriber: Subscriber) => void, other: (subject: Subject) => void) {}\n",
+        ),
+        (
+            "src/use.ts",
+            "import { Observable, operate, untyped, bound } from './observable';\nexport const EMPTY = new Observable((subscriber) => subscriber.complete());\nexport function take() { return operate((source, subscriber) => { subscriber.complete(); }); }\nexport function other() { untyped((subscriber) => subscriber.complete()); }\nexport function both() { bound((s) => s.complete(), (t) => t.complete()); }\n",
+        ),
+    ]);
+    let a = answer(&i, "Subscriber::complete");
+    // A `this` parameter is not an argument: the first argument is `init`.
+    assert_eq!(
+        sites(&a.references),
+        ["src/use.ts:2", "src/use.ts:3", "src/use.ts:5"]
+    );
+    // A callback passed where no type is declared: which `complete`, syntax
+    // does not tell.
+    assert_eq!(sites(&a.ambiguous), ["src/use.ts:4"]);
+    // The second callback's parameter is a `Subject`, not a `Subscriber`.
+    assert_eq!(
+        sites(&answer(&i, "Subject::complete").references),
+        ["src/use.ts:5"]
+    );
+}

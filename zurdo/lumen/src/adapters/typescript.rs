@@ -100,7 +100,7 @@ use tree_sitter::{Node, Tree};
 use std::collections::HashMap;
 
 use super::{Extracted, NamesInScope, ScopedNames};
-use crate::model::{Kind, QualifiedPath, Receiver};
+use crate::model::{Kind, Param, QualifiedPath, Receiver};
 
 /// Where a node sits, for the definitions that depend on it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -162,6 +162,9 @@ struct Walker<'s> {
     local_types: Vec<HashMap<String, Option<Receiver>>>,
     /// Answers whether a name is a type parameter in a context.
     type_params: NamesInScope,
+    /// Parameter lists of callbacks passed to calls walked so far (see
+    /// [`Walker::mark_callbacks`]).
+    callbacks: HashMap<usize, (Vec<String>, u32)>,
     out: Extracted,
 }
 
@@ -182,6 +185,7 @@ pub fn extract(tree: &Tree, source: &[u8], module: &[String]) -> Extracted {
         locals: Vec::new(),
         local_types: Vec::new(),
         type_params: NamesInScope::default(),
+        callbacks: HashMap::new(),
         out: Extracted::for_source(source),
     };
     let root = tree.root_node();
@@ -425,11 +429,23 @@ impl<'s> Walker<'s> {
                 types.insert(name, receiver);
             }
         };
+        // The parameter lists of callbacks passed to a call of a name: the
+        // callee and the argument's position.
+        let mut callbacks: HashMap<usize, (Vec<String>, u32)> = HashMap::new();
         let mut stack = vec![root];
         while let Some(n) = stack.pop() {
             match n.kind() {
                 "formal_parameters" => {
+                    // A callback's untyped parameters: what the function it
+                    // is passed to declares they receive (found at the call,
+                    // walking down: asking a node for its parent costs the
+                    // tree's depth).
+                    let site = callbacks
+                        .get(&n.id())
+                        .or_else(|| self.callbacks.get(&n.id()))
+                        .cloned();
                     let mut cursor = n.walk();
+                    let mut position = 0u32;
                     for p in n.named_children(&mut cursor) {
                         self.pattern_names(p, &mut names);
                         let name = p
@@ -439,15 +455,35 @@ impl<'s> Walker<'s> {
                             let ty = p
                                 .child_by_field_name("type")
                                 .and_then(|t| self.type_path(t))
-                                .map(Receiver::Type);
+                                .map(Receiver::Type)
+                                .or_else(|| {
+                                    site.clone()
+                                        .map(|(callee, arg)| Receiver::Param(callee, arg, position))
+                                });
                             record(self.text(name), ty);
+                        }
+                        if p.child_by_field_name("pattern")
+                            .is_none_or(|x| x.kind() != "this")
+                        {
+                            position += 1;
                         }
                     }
                 }
                 "arrow_function" => {
                     if let Some(p) = n.child_by_field_name("parameter") {
                         self.pattern_names(p, &mut names);
+                        if p.kind() == "identifier" {
+                            let held = callbacks
+                                .get(&p.id())
+                                .or_else(|| self.callbacks.get(&p.id()))
+                                .cloned()
+                                .map(|(callee, arg)| Receiver::Param(callee, arg, 0));
+                            record(self.text(p), held);
+                        }
                     }
+                }
+                "call_expression" | "new_expression" => {
+                    self.mark_callbacks(n, &mut callbacks);
                 }
                 "variable_declarator" => {
                     if let Some(name) = n
@@ -747,8 +783,10 @@ impl<'s> Walker<'s> {
                 let path = join(&self.ctxs[ctx].scope, &self.text(name));
                 self.define(path.clone(), Kind::Function, name, Vec::new());
                 let returns = self.returns(node);
+                let params = self.params(node);
                 if let Some(symbol) = self.out.last_symbol() {
                     symbol.returns = returns;
+                    symbol.params = params;
                 }
                 let inner = self.function_ctx(ctx, path, node, None);
                 push_children(stack, node, inner, Pos::Other, &[name]);
@@ -786,8 +824,10 @@ impl<'s> Walker<'s> {
                 let path = join(&self.ctxs[ctx].scope, &text);
                 self.define(path.clone(), Kind::Method, name, Vec::new());
                 let returns = self.returns(node);
+                let params = self.params(node);
                 if let Some(symbol) = self.out.last_symbol() {
                     symbol.returns = returns;
+                    symbol.params = params;
                 }
                 let inner = self.function_ctx(ctx, path, node, Some(self.ctxs[ctx].scope.clone()));
                 push_children(stack, node, inner, Pos::Other, &[name]);
@@ -915,6 +955,13 @@ impl<'s> Walker<'s> {
     /// call and not walked again as a value; a member chain rooted in an
     /// expression (`f(x).m()`) still walks that expression.
     fn call<'t>(&mut self, node: Node<'t>, field: &str, ctx: usize, stack: &mut Vec<Item<'t>>) {
+        // A callback passed here whose locals are scanned later (one at
+        // the top level opens its own set) finds its site.
+        if self.ctxs[ctx].locals.is_none() {
+            let mut marked = HashMap::new();
+            self.mark_callbacks(node, &mut marked);
+            self.callbacks.extend(marked);
+        }
         let callee = node.child_by_field_name(field);
         let mut deferred = Vec::new();
         let recorded = callee.filter(|c| self.callee(*c, ctx, &mut deferred));
@@ -1410,6 +1457,107 @@ impl<'s> Walker<'s> {
             }
         }
         out
+    }
+
+    /// Each parameter's declared type (a function type: its parameters'),
+    /// `this` parameters left out.
+    fn params(&self, node: Node) -> Vec<Param> {
+        let Some(list) = node.child_by_field_name("parameters") else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        let mut cursor = list.walk();
+        for p in list.named_children(&mut cursor) {
+            if !matches!(p.kind(), "required_parameter" | "optional_parameter") {
+                continue;
+            }
+            // `this: T` declares what `this` is, not an argument.
+            if p.child_by_field_name("pattern")
+                .is_some_and(|n| n.kind() == "this")
+            {
+                continue;
+            }
+            let ty = p.child_by_field_name("type").and_then(|t| t.named_child(0));
+            let mut param = Param::default();
+            match ty {
+                Some(t) if t.kind() == "function_type" => {
+                    if let Some(inner) = t.child_by_field_name("parameters") {
+                        let mut c = inner.walk();
+                        for q in inner.named_children(&mut c) {
+                            let is_this = q
+                                .child_by_field_name("pattern")
+                                .is_some_and(|n| n.kind() == "this");
+                            if is_this {
+                                continue;
+                            }
+                            let qt = q
+                                .child_by_field_name("type")
+                                .and_then(|t| self.type_path(t))
+                                .unwrap_or_default();
+                            param.callback.push(qt);
+                        }
+                    }
+                }
+                Some(t) => param.ty = self.type_path(t).unwrap_or_default(),
+                None => {}
+            }
+            out.push(param);
+        }
+        if out.iter().all(|p| p.ty.is_empty() && p.callback.is_empty()) {
+            return Vec::new();
+        }
+        out
+    }
+
+    /// Marks the parameter lists of the function values passed to `call`
+    /// (a call or `new` of a name or chain of names), through `c ? … : …`
+    /// and parentheses, with the callee's path and the argument's position.
+    fn mark_callbacks(&self, call: Node, callbacks: &mut HashMap<usize, (Vec<String>, u32)>) {
+        let callee = match call.kind() {
+            "call_expression" => call.child_by_field_name("function"),
+            _ => call.child_by_field_name("constructor"),
+        };
+        let Some(callee) = callee else { return };
+        if !matches!(callee.kind(), "identifier" | "member_expression")
+            || chain_root(callee).is_none_or(|r| r.kind() != "identifier")
+        {
+            return;
+        }
+        let Some(arguments) = call.child_by_field_name("arguments") else {
+            return;
+        };
+        let path = self.dotted_path(callee);
+        if path.is_empty() {
+            return;
+        }
+        let mut cursor = arguments.walk();
+        for (position, arg) in arguments.named_children(&mut cursor).enumerate() {
+            let position = u32::try_from(position).unwrap_or(u32::MAX);
+            let mut values = vec![arg];
+            let mut steps = 0;
+            while let Some(v) = values.pop() {
+                steps += 1;
+                if steps > 16 {
+                    break;
+                }
+                match v.kind() {
+                    "ternary_expression" => {
+                        values.extend(v.child_by_field_name("consequence"));
+                        values.extend(v.child_by_field_name("alternative"));
+                    }
+                    "parenthesized_expression" => values.extend(v.named_child(0)),
+                    kind if is_function_value(kind) => {
+                        let list = v
+                            .child_by_field_name("parameters")
+                            .or_else(|| v.child_by_field_name("parameter"));
+                        if let Some(list) = list {
+                            callbacks.insert(list.id(), (path.clone(), position));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
     }
 
     /// A function's declared return type (see [`Walker::type_path`]).
