@@ -448,3 +448,75 @@ fn a_callbacks_untyped_parameter_has_the_type_the_callee_declares() {
         ["src/use.ts:5"]
     );
 }
+
+// ---- More of each rule, per language ----------------------------------------
+
+#[test]
+fn python_and_rust_import_aliases_shadow_a_definition_of_that_name() {
+    let (_d, i) = index(&[
+        ("py/timing.py", "def delay(s):\n    pass\n"),
+        (
+            "py/aliased.py",
+            "from time import sleep as delay\n\ndef wait():\n    delay(1)\n",
+        ),
+        (
+            "py/user.py",
+            "from py.timing import delay as pause\n\ndef go():\n    pause(1)\n\ndef stay():\n    delay(1)\n",
+        ),
+        ("Cargo.toml", "[package]\nname = \"app\"\nversion = \"0.1.0\"\n"),
+        (
+            "src/lib.rs",
+            "pub mod timing;\npub mod aliased;\npub mod user;\n",
+        ),
+        ("src/timing.rs", "pub fn delay() {}\n"),
+        (
+            "src/aliased.rs",
+            "use std::thread::sleep as delay;\npub fn wait() { delay(std::time::Duration::ZERO); }\n",
+        ),
+        (
+            "src/user.rs",
+            "use crate::timing::delay as pause;\npub fn go() { pause(); }\n",
+        ),
+    ]);
+    // Python: the alias of `time.sleep` is not `timing.delay`; an alias of
+    // `timing.delay` under another name is; an unbound `delay` is not it.
+    assert_eq!(callers(&answer(&i, "py::timing::delay")), ["py::user::go"]);
+    // Rust: likewise.
+    assert_eq!(
+        callers(&answer(&i, "app::timing::delay")),
+        ["app::user::go"]
+    );
+}
+
+#[test]
+fn commonjs_an_exported_object_literal_names_each_key() {
+    let (_d, i) = index(&[
+        (
+            "lib/fmt.js",
+            "function pad(s) { return s; }\nfunction trim(s) { return s; }\nmodule.exports = {\n  pad,\n  strip: trim,\n  upper(s) { return s; },\n};\n",
+        ),
+        (
+            "lib/use.js",
+            "var fmt = require('./fmt');\nvar { upper } = require('./fmt');\nfunction a(s) { return fmt.pad(s) + fmt.strip(s); }\nfunction b(s) { return upper(s); }\n",
+        ),
+    ]);
+    assert_eq!(callers(&answer(&i, "fmt::pad")), ["use::a"]);
+    assert_eq!(callers(&answer(&i, "fmt::upper")), ["use::b"]);
+    // `strip` is `trim` exported under another name: `fmt.strip` calls
+    // `trim`, and is not a definition of its own.
+    assert_eq!(callers(&answer(&i, "fmt::trim")), ["use::a"]);
+    assert_eq!(defined(&answer(&i, "fmt::strip")), ["lib/fmt.js:2"]);
+    // A key of another module's object is not one of these.
+    assert!(answer(&i, "use::pad").definitions.is_empty());
+}
+
+#[test]
+fn go_a_method_of_an_embedded_struct_resolves_through_the_outer_type() {
+    let (_d, i) = index(&[(
+        "srv/srv.go",
+        "package srv\n\ntype Base struct{}\n\nfunc (b *Base) Close() {}\n\ntype Server struct {\n\tBase\n}\n\ntype Other struct{}\n\nfunc (o *Other) Close() {}\n\nfunc Stop(s *Server) { s.Close() }\nfunc Halt(o *Other) { o.Close() }\n",
+    )]);
+    assert_eq!(callers(&answer(&i, "Base::Close")), ["srv::Stop"]);
+    assert_eq!(callers(&answer(&i, "Other::Close")), ["srv::Halt"]);
+    assert_eq!(defined(&answer(&i, "Server::Close")), ["srv/srv.go:5"]);
+}
