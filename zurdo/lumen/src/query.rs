@@ -246,6 +246,42 @@ impl Index {
         (certain, ambiguous)
     }
 
+    /// The class names `new X()` calls a JavaScript/TypeScript constructor
+    /// among `targets` with: its class's, and its subclasses' (which
+    /// inherit it unless they declare their own; resolution tells).
+    fn constructed_with(&self, targets: &[Definition<'_>]) -> HashSet<String> {
+        let mut classes: HashSet<String> = targets
+            .iter()
+            .filter(|t| !matches!(t.file.language.as_str(), "rust" | "python" | "go"))
+            .filter(|t| t.symbol.path.last().is_some_and(|l| l == "constructor"))
+            .filter_map(|t| t.symbol.path.parent().last().cloned())
+            .collect();
+        if classes.is_empty() {
+            return classes;
+        }
+        // Subclasses, a bounded number of levels down.
+        for _ in 0..MAX_ALIAS_HOPS {
+            let mut more = Vec::new();
+            for file in self.files.values() {
+                for s in file.symbols.iter().filter(|s| !s.bases.is_empty()) {
+                    let Some(name) = s.path.last() else { continue };
+                    let extends = s
+                        .bases
+                        .iter()
+                        .any(|b| b.last().is_some_and(|l| classes.contains(l)));
+                    if extends && !classes.contains(name) {
+                        more.push(name.clone());
+                    }
+                }
+            }
+            if more.is_empty() {
+                break;
+            }
+            classes.extend(more);
+        }
+        classes
+    }
+
     /// The names a use of `targets` may be written with: their own, and
     /// the names imports and aliases give them (`import { a as b }`).
     fn names_of(&self, targets: &[Definition<'_>]) -> HashSet<String> {
@@ -253,6 +289,7 @@ impl Index {
             .iter()
             .filter_map(|t| t.symbol.path.last().cloned())
             .collect();
+        names.extend(self.constructed_with(targets));
         for _ in 0..2 {
             let mut more = Vec::new();
             for file in self.files.values() {

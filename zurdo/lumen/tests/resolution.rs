@@ -520,3 +520,33 @@ fn go_a_method_of_an_embedded_struct_resolves_through_the_outer_type() {
     assert_eq!(callers(&answer(&i, "Other::Close")), ["srv::Halt"]);
     assert_eq!(defined(&answer(&i, "Server::Close")), ["srv/srv.go:5"]);
 }
+
+#[test]
+fn new_x_calls_the_constructor_of_x_and_of_the_base_it_inherits_it_from() {
+    let (_d, i) = index(&[
+        (
+            "src/a.ts",
+            "export class A {\n  constructor() {}\n  make() { return new A(); }\n}\nexport class B extends A {}\nexport class C extends A {\n  constructor() { super(); }\n}\nexport class D {\n  constructor() {}\n}\n",
+        ),
+        (
+            "src/use.ts",
+            "import { A as Renamed, B, C, D } from './a';\nexport function f() { return new Renamed(); }\nexport function g() { return new B(); }\nexport function h() { return new C(); }\nexport function k() { return new D(); }\n",
+        ),
+        (
+            "lib/cmd.js",
+            "class Command {\n  constructor(name) { this.name = name; }\n  createCommand(name) { return new Command(name); }\n}\nexports.Command = Command;\n",
+        ),
+    ]);
+    // `new C()` calls C's own constructor, which calls A's through
+    // `super()`; `new D()` is another class's.
+    assert_eq!(
+        callers(&answer(&i, "a::A::constructor")),
+        ["a::A::make", "a::C::constructor", "use::f", "use::g"]
+    );
+    assert_eq!(callers(&answer(&i, "a::C::constructor")), ["use::h"]);
+    assert_eq!(callers(&answer(&i, "a::D::constructor")), ["use::k"]);
+    assert_eq!(
+        callers(&answer(&i, "cmd::Command::constructor")),
+        ["cmd::Command::createCommand"]
+    );
+}
