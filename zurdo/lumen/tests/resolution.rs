@@ -550,3 +550,25 @@ fn new_x_calls_the_constructor_of_x_and_of_the_base_it_inherits_it_from() {
         ["cmd::Command::createCommand"]
     );
 }
+
+#[test]
+fn a_this_parameter_types_this_in_a_function_expression() {
+    let (_d, i) = index(&[
+        (
+            "src/sub.ts",
+            "export class Sub {\n  stop() {}\n  constructor(on: () => void) {}\n}\nexport class Other { stop() {} }\n",
+        ),
+        (
+            "src/op.ts",
+            "import { Sub, Other } from './sub';\nexport class Op extends Sub {\n  constructor() {\n    super(function (this: Sub) { this.stop(); });\n  }\n}\nexport function typed(this: Other) { this.stop(); }\nexport const loose = function (this: any) { this.stop(); };\nexport function arrows(this: Sub) { [1].forEach(() => this.stop()); }\n",
+        ),
+    ]);
+    let sub = answer(&i, "sub::Sub::stop");
+    assert_eq!(sites(&sub.references), ["src/op.ts:4", "src/op.ts:9"]);
+    assert_eq!(
+        sites(&answer(&i, "Other::stop").references),
+        ["src/op.ts:7"]
+    );
+    // `this: any` says nothing: which `stop`, syntax does not tell.
+    assert_eq!(sites(&sub.ambiguous), ["src/op.ts:8"]);
+}

@@ -98,6 +98,7 @@ use std::collections::HashSet;
 use tree_sitter::{Node, Tree};
 
 use std::collections::HashMap;
+use std::rc::Rc;
 
 use super::{Extracted, NamesInScope, ScopedNames};
 use crate::model::{Kind, Param, QualifiedPath, Receiver};
@@ -146,6 +147,10 @@ struct Ctx {
     /// What `this` is: the class (or the object a CommonJS method is
     /// assigned to) whose method this code is in.
     this: Option<QualifiedPath>,
+    /// The type a `this: T` parameter of the enclosing function declares
+    /// (`function (this: OperatorSubscriber<T>) { this.unsubscribe() }`);
+    /// it takes precedence over `this`.
+    this_type: Option<Rc<Vec<String>>>,
 }
 
 /// One pending node: the node, the index of its context, and its position.
@@ -181,6 +186,7 @@ pub fn extract(tree: &Tree, source: &[u8], module: &[String]) -> Extracted {
             type_params: ScopedNames::default(),
             locals: None,
             this: None,
+            this_type: None,
         }],
         locals: Vec::new(),
         local_types: Vec::new(),
@@ -381,10 +387,16 @@ impl<'s> Walker<'s> {
     ) -> usize {
         let params = self.type_params(node);
         let locals = self.locals_for(node, parent, true);
-        let this = if node.kind() == "arrow_function" {
+        let arrow = node.kind() == "arrow_function";
+        let this = if arrow {
             self.ctxs[parent].this.clone()
         } else {
             this
+        };
+        let this_type = if arrow {
+            self.ctxs[parent].this_type.clone()
+        } else {
+            self.this_param(node)
         };
         self.child_ctx(parent, |c| {
             c.scope = path.clone();
@@ -393,6 +405,7 @@ impl<'s> Walker<'s> {
             c.type_params = c.type_params.with(params);
             c.locals = Some(locals);
             c.this = this;
+            c.this_type = this_type;
         })
     }
 
@@ -605,7 +618,10 @@ impl<'s> Walker<'s> {
     fn receiver_of(&self, root: Node, ctx: usize) -> Option<Receiver> {
         let c = &self.ctxs[ctx];
         match root.kind() {
-            "this" => Some(c.this.clone().map_or(Receiver::Unknown, Receiver::This)),
+            "this" => Some(match &c.this_type {
+                Some(ty) => Receiver::Type(ty.to_vec()),
+                None => c.this.clone().map_or(Receiver::Unknown, Receiver::This),
+            }),
             "super" => Some(c.this.clone().map_or(Receiver::Unknown, Receiver::Super)),
             "identifier" => {
                 let name = self.text(root);
@@ -865,9 +881,19 @@ impl<'s> Walker<'s> {
                 // An anonymous function (or one whose symbol was defined by
                 // its declarator): the outermost one opens a set of locals.
                 let locals = self.locals_for(node, ctx, true);
-                // A `function` has a `this` of its own (unknown); an arrow
-                // function keeps its context's.
-                let loses_this = kind != "arrow_function" && self.ctxs[ctx].this.is_some();
+                // A `function` has a `this` of its own (unknown, or what a
+                // `this: T` parameter declares); an arrow function keeps
+                // its context's.
+                let own_this = kind != "arrow_function";
+                let declared = if own_this {
+                    self.this_param(node)
+                } else {
+                    None
+                };
+                let loses_this = own_this
+                    && (self.ctxs[ctx].this.is_some()
+                        || self.ctxs[ctx].this_type.is_some()
+                        || declared.is_some());
                 let inner = if self.ctxs[ctx].locals == Some(locals) && !loses_this {
                     ctx
                 } else {
@@ -875,6 +901,7 @@ impl<'s> Walker<'s> {
                         c.locals = Some(locals);
                         if loses_this {
                             c.this = None;
+                            c.this_type = declared;
                         }
                     })
                 };
@@ -1457,6 +1484,25 @@ impl<'s> Walker<'s> {
             }
         }
         out
+    }
+
+    /// The type a function's `this: T` parameter declares, when it is a
+    /// plain type name.
+    fn this_param(&self, node: Node) -> Option<Rc<Vec<String>>> {
+        let list = node.child_by_field_name("parameters")?;
+        let first = list.named_child(0)?;
+        first
+            .child_by_field_name("pattern")
+            .filter(|n| n.kind() == "this")?;
+        let ty = first.child_by_field_name("type")?;
+        // `this: any`, `this: void`: no type to look members up on.
+        if ty
+            .named_child(0)
+            .is_some_and(|t| t.kind() == "predefined_type")
+        {
+            return None;
+        }
+        self.type_path(ty).map(Rc::new)
     }
 
     /// Each parameter's declared type (a function type: its parameters'),
