@@ -1559,23 +1559,12 @@ impl<'s> Walker<'s> {
     /// (a call or `new` of a name or chain of names), through `c ? … : …`
     /// and parentheses, with the callee's path and the argument's position.
     fn mark_callbacks(&self, call: Node, callbacks: &mut HashMap<usize, (Vec<String>, u32)>) {
-        let callee = match call.kind() {
-            "call_expression" => call.child_by_field_name("function"),
-            _ => call.child_by_field_name("constructor"),
-        };
-        let Some(callee) = callee else { return };
-        if !matches!(callee.kind(), "identifier" | "member_expression")
-            || chain_root(callee).is_none_or(|r| r.kind() != "identifier")
-        {
-            return;
-        }
         let Some(arguments) = call.child_by_field_name("arguments") else {
             return;
         };
-        let path = self.dotted_path(callee);
-        if path.is_empty() {
-            return;
-        }
+        // The function values among the arguments first: most calls pass
+        // none, and then the callee's path is never built.
+        let mut found: Vec<(usize, u32)> = Vec::new();
         let mut cursor = arguments.walk();
         for (position, arg) in arguments.named_children(&mut cursor).enumerate() {
             let position = u32::try_from(position).unwrap_or(u32::MAX);
@@ -1597,12 +1586,32 @@ impl<'s> Walker<'s> {
                             .child_by_field_name("parameters")
                             .or_else(|| v.child_by_field_name("parameter"));
                         if let Some(list) = list {
-                            callbacks.insert(list.id(), (path.clone(), position));
+                            found.push((list.id(), position));
                         }
                     }
                     _ => {}
                 }
             }
+        }
+        if found.is_empty() {
+            return;
+        }
+        let callee = match call.kind() {
+            "call_expression" => call.child_by_field_name("function"),
+            _ => call.child_by_field_name("constructor"),
+        };
+        let Some(callee) = callee else { return };
+        if !matches!(callee.kind(), "identifier" | "member_expression")
+            || chain_root(callee).is_none_or(|r| r.kind() != "identifier")
+        {
+            return;
+        }
+        let path = self.dotted_path(callee);
+        if path.is_empty() {
+            return;
+        }
+        for (id, position) in found {
+            callbacks.insert(id, (path.clone(), position));
         }
     }
 
