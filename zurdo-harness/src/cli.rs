@@ -7,10 +7,41 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 /// zurdo makes a PRD executable: it validates the PRD's grammar, verifies
 /// its acceptance criteria, and drives coding agents task by task.
 #[derive(Debug, Parser)]
-#[command(name = "zurdo", version, about, long_about = None, propagate_version = true)]
+#[command(
+    name = "zurdo",
+    version,
+    about,
+    long_about = None,
+    propagate_version = true,
+    args_conflicts_with_subcommands = true,
+    arg_required_else_help = true,
+    override_usage = "zurdo <COMMAND>\n       zurdo --analyze <PRD>..."
+)]
 pub struct Cli {
+    /// The same as `zurdo analyze <PRD>...`.
+    #[arg(long, value_name = "PRD", num_args = 1..)]
+    pub analyze: Vec<PathBuf>,
+
     #[command(subcommand)]
-    pub command: Command,
+    pub command: Option<Command>,
+}
+
+impl Cli {
+    /// The command to run: the subcommand, or `analyze` for `--analyze`
+    /// (`None` when neither was given).
+    pub fn into_command(self) -> Option<Command> {
+        match self.command {
+            Some(command) => Some(command),
+            None if !self.analyze.is_empty() => Some(Command::Analyze(AnalyzeArgs {
+                prds: self.analyze,
+                format: Format::Human,
+                fix: false,
+                yes: false,
+                rounds: DEFAULT_ROUNDS,
+            })),
+            None => None,
+        }
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -21,6 +52,20 @@ pub enum Command {
     /// lint warnings. Exits 0 when every PRD is valid (warnings allowed) and 2
     /// when any has an error or cannot be read.
     Validate(ValidateArgs),
+
+    /// Review PRDs before spending on them: validate, lessons the criteria
+    /// ignore, and the analyzer's critique.
+    ///
+    /// Everything `validate` reports, plus `unaddressed-lesson` (a lesson of
+    /// the library that matches a task while its criteria ignore it), plus,
+    /// with [roles.analyzer], a critique: criteria too vague to verify, hints
+    /// that prove nothing, criteria that miss their requirement, missing
+    /// negative cases. A finding that cites a line or file the PRD and the
+    /// repository do not have is dropped unread. With --fix the analyzer
+    /// proposes edits; each must validate and weaken nothing, and is shown
+    /// as a diff and written with --yes or on confirmation. Exits 0 when
+    /// clean, 1 on warnings or findings, 2 on an invalid PRD.
+    Analyze(AnalyzeArgs),
 
     /// Run every acceptance criterion of a PRD against the working tree now.
     ///
@@ -42,15 +87,38 @@ pub enum Command {
     /// 4 the PRD changed since the saved state, or a model probe failed.
     Run(RunArgs),
 
+    /// Heal criteria whose hints, not the work, made a run fail.
+    ///
+    /// Lists the candidates from the run state (heal routings, criteria that
+    /// failed because a command was not found, a test filter selected
+    /// nothing, a path never existed, a server never answered) and the
+    /// lessons that match them. With [roles.analyzer] (or --line/--with) a
+    /// corrected line is checked (it validates and weakens nothing), run on
+    /// the working tree, shown as a diff and written with --yes or on
+    /// confirmation; prd.json's hash of the PRD moves with it, so the next
+    /// `zurdo run` resumes. Exits 0 when nothing is left to heal, 1 when
+    /// candidates remain, 2 on a bad PRD or record, 3 when a run holds the
+    /// PRD, 4 when the PRD changed since its run state was written.
+    Heal(HealArgs),
+
     /// Run the whole loop on an embedded example with a scripted stand-in
     /// agent: nothing to install, nothing spent.
     Demo(DemoArgs),
 
     /// Write a commented .zurdo/config.toml (never touches .gitignore).
+    ///
+    /// Its effort maps come from each CLI's own model list where the CLI
+    /// can list offline (`codex debug models`), else from zurdo's
+    /// documented defaults; it says which.
     Init(InitArgs),
 
-    /// Check the setup: config, each effort-map model and the analyzer
-    /// through their CLIs. Writes nothing.
+    /// Check the setup: the config, each provider's CLI and every model in
+    /// use. Writes nothing.
+    ///
+    /// Each provider's CLI: installed or not (and its version), logged in
+    /// or not where it has an offline check, the models it lists where it
+    /// can. Every effort-map model of the executor, and the analyzer's and
+    /// the reasoner's: probed through its CLI, all at once.
     Doctor(DoctorArgs),
 
     /// Inspect run state.
@@ -58,10 +126,24 @@ pub enum Command {
     State(StateCommand),
 
     /// Write and print the report of a PRD's run from its saved state:
-    /// statuses, attempts, tokens, and (each only when not empty) Diagnoses,
-    /// Fingerprint Stalls, Halt Attributions, Heal Routings, Lessons
-    /// Extracted and Lessons Injected.
+    /// statuses, attempts, tokens, and (each only when not empty) Reviews,
+    /// Diagnoses, Fingerprint Stalls, Halt Attributions, Heal Routings,
+    /// Lessons Extracted and Lessons Injected.
     Report(ReportArgs),
+
+    /// Sign off `[manual]` criteria: walk what awaits review (the
+    /// criterion, the task's diff since its rollback point, the automated
+    /// evidence) and approve, reject (with a reason) or skip each.
+    ///
+    /// Decisions are appended to .zurdo/<slug>/review-log.jsonl, a hash
+    /// chain. A task whose every [manual] criterion is approved becomes
+    /// passed; a rejection sends it back to pending, its next prompt
+    /// carrying the reason. Holds the PRD's lock (exit 3 while a run holds
+    /// it). Without a terminal on stdin and without --approve/--reject it
+    /// lists what awaits review and asks nothing. Exit codes: 0 done, 1
+    /// --verify found the chain broken, 2 a bad PRD, argument or state, 3
+    /// refused (the lock), 4 the PRD changed since its run state.
+    Review(ReviewArgs),
 
     /// The lesson library (`lessons/lesson-<hash8>.md`): list it, preview
     /// what would surface for a PRD's tasks, or delete it.
@@ -77,6 +159,12 @@ pub enum Command {
     /// change (one per repository; it never changes a verdict).
     #[command(subcommand)]
     Vela(VelaCommand),
+
+    /// The bundled skills (zurdo-prd-author, zurdo-hint-debugger,
+    /// zurdo-state-summary): where they are installed and whether up to
+    /// date, and installing them into the providers' skill directories.
+    #[command(subcommand)]
+    Skills(SkillsCommand),
 
     /// A scripted stand-in for an agent CLI (the demo agent and the tests'
     /// agents; the zurdo-standin crate): `zurdo stand-in <claude|codex|copilot|gemini> <that CLI's args>…`.
@@ -112,7 +200,7 @@ pub struct SentinelArgs {
 pub enum Format {
     /// Readable lines.
     Human,
-    /// One JSON document on stdout: the parsed model, errors and lints.
+    /// One JSON document on stdout (each command documents its fields).
     Json,
 }
 
@@ -125,6 +213,72 @@ pub struct ValidateArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
+}
+
+/// `--fix` rounds when `--rounds` is not given.
+pub const DEFAULT_ROUNDS: u32 = 2;
+
+#[derive(Debug, Args)]
+pub struct AnalyzeArgs {
+    /// PRD files to analyze.
+    #[arg(required = true, value_name = "PRD")]
+    pub prds: Vec<PathBuf>,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+
+    /// Ask the analyzer for edits that fix its findings; each is checked,
+    /// shown as a diff and written on confirmation (the trail goes to
+    /// .zurdo/<slug>/analyze-iterations/).
+    #[arg(long)]
+    pub fix: bool,
+
+    /// With --fix: write every edit that passes the checks without asking.
+    #[arg(long, requires = "fix")]
+    pub yes: bool,
+
+    /// With --fix: rounds at most; a later round asks again only for the
+    /// edits zurdo refused, telling the analyzer why.
+    #[arg(long, requires = "fix", value_name = "N", default_value_t = DEFAULT_ROUNDS,
+          value_parser = clap::value_parser!(u32).range(1..=10))]
+    pub rounds: u32,
+}
+
+#[derive(Debug, Args)]
+pub struct HealArgs {
+    /// The PRD whose criteria to heal.
+    #[arg(value_name = "PRD")]
+    pub prd: PathBuf,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+
+    /// List the candidates only; ask the analyzer nothing.
+    #[arg(long, conflicts_with_all = ["yes", "line"])]
+    pub list: bool,
+
+    /// Accept every heal that passes the checks without asking.
+    #[arg(long)]
+    pub yes: bool,
+
+    /// Only this task's candidates.
+    #[arg(long = "task", value_name = "TASK-ID")]
+    pub task: Option<String>,
+
+    /// Heal this criterion line yourself, with --with (the same checks apply).
+    #[arg(long, value_name = "LINE", requires = "with")]
+    pub line: Option<usize>,
+
+    /// With --line: the criterion line to put in its place, `- [ ] <title> [hint]…`.
+    #[arg(
+        long = "with",
+        value_name = "CRITERION",
+        requires = "line",
+        allow_hyphen_values = true
+    )]
+    pub with: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -140,6 +294,11 @@ pub struct VerifyArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
+
+    /// Also check the sealed criteria of this file (default: the config's
+    /// `[verification] sealed`).
+    #[arg(long, value_name = "FILE")]
+    pub sealed: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -173,6 +332,18 @@ pub struct RunArgs {
     /// Do not probe the models before the first task.
     #[arg(long)]
     pub skip_model_check: bool,
+
+    /// Give failed tasks a fresh attempt budget (their history kept) and
+    /// unblock the tasks they blocked: for when what failed them is gone
+    /// (a login, a quota, a fixed criterion).
+    #[arg(long, conflicts_with = "reset")]
+    pub retry_failed: bool,
+
+    /// Criteria the agent never sees: a PRD-shaped file outside the
+    /// repository whose tasks add criteria to the PRD's (default: the
+    /// config's `[verification] sealed`).
+    #[arg(long, value_name = "FILE")]
+    pub sealed: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -214,6 +385,50 @@ pub struct ReportArgs {
     pub format: ReportFormat,
 }
 
+#[derive(Debug, Args)]
+pub struct ReviewArgs {
+    /// The PRD whose run to review.
+    #[arg(value_name = "PRD")]
+    pub prd: PathBuf,
+
+    /// Approve a [manual] criterion without asking (repeatable):
+    /// `<task>::<criterion>`, the criterion named as its cargo test
+    /// (`task_2::the_wording_reads_well`; the task id works too:
+    /// `task-2::the_wording_reads_well`).
+    #[arg(long, value_name = "TASK::CRITERION", conflicts_with_all = ["reject", "verify"])]
+    pub approve: Vec<String>,
+
+    /// Reject a [manual] criterion without asking; needs --reason. The task
+    /// goes back to pending, and its next prompt carries the reason.
+    #[arg(
+        long,
+        value_name = "TASK::CRITERION",
+        requires = "reason",
+        conflicts_with = "verify"
+    )]
+    pub reject: Option<String>,
+
+    /// Why (required with --reject, optional with --approve).
+    #[arg(long, value_name = "TEXT", conflicts_with = "verify")]
+    pub reason: Option<String>,
+
+    /// Check review-log.jsonl's chain and name the first entry that does
+    /// not check (exit 1); writes nothing and takes no lock.
+    #[arg(long)]
+    pub verify: bool,
+
+    /// Output format: with `json` nothing is asked, and stdout is one
+    /// document (what awaits review and the decisions recorded, or the
+    /// chain check with --verify).
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+
+    /// Ask even when stdin is not a terminal (answers read line by line
+    /// from stdin; for scripts that drive the session).
+    #[arg(long, hide = true, conflicts_with_all = ["approve", "reject", "verify"])]
+    pub interactive: bool,
+}
+
 /// Report formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ReportFormat {
@@ -221,6 +436,32 @@ pub enum ReportFormat {
     Markdown,
     /// The run state as JSON.
     Json,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SkillsCommand {
+    /// Each bundled skill and, for each provider's skill directory in this
+    /// repository, whether it is installed there: up to date, outdated, or
+    /// edited since zurdo installed it.
+    List {
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
+    /// Install a bundled skill (or all of them) into the skill directory of
+    /// every provider the config uses. An install someone edited is left
+    /// alone unless --force; a directory zurdo did not install, always.
+    Install {
+        /// The skill's name.
+        #[arg(value_name = "SKILL", required_unless_present = "all")]
+        name: Option<String>,
+        /// Every bundled skill.
+        #[arg(long, conflicts_with = "name")]
+        all: bool,
+        /// Replace installs someone edited.
+        #[arg(long)]
+        force: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]

@@ -30,6 +30,9 @@ pub struct Config {
     pub max_attempts: u32,
     /// One agent attempt's limit when the PRD does not say.
     pub agent_timeout: Duration,
+    /// The longest zurdo waits for a rate-limited agent CLI before trying
+    /// the attempt again; a longer wait stops the run instead.
+    pub rate_limit_wait: Duration,
     /// The analyzer role, when configured.
     pub analyzer: Option<Role>,
     /// The reasoner role, when configured.
@@ -38,6 +41,10 @@ pub struct Config {
     pub reason: ReasonConfig,
     /// `[vela] idle_minutes`: the watcher exits after this long with no change.
     pub vela_idle: Duration,
+    /// `[skills] search_paths`: more directories (relative to the
+    /// repository root, or absolute) where the pre-flight looks for the
+    /// skills tasks name in **Skills**.
+    pub skill_paths: Vec<PathBuf>,
     /// What changes verdicts.
     pub verification: VerificationConfig,
     /// Where the file was read from (`None`: the built-in defaults).
@@ -219,6 +226,8 @@ impl Config {
         }
         let agent_timeout = duration("[defaults] agent_timeout", &raw.defaults.agent_timeout)
             .map_err(|m| at(raw.defaults.agent_timeout.span(), m))?;
+        let rate_limit_wait = duration("[defaults] rate_limit_wait", &raw.defaults.rate_limit_wait)
+            .map_err(|m| at(raw.defaults.rate_limit_wait.span(), m))?;
         count(
             "[defaults]",
             "max_attempts",
@@ -250,6 +259,16 @@ impl Config {
         )
         .map_err(|m| at(raw.vela.idle_minutes.span(), m))?;
         let vela_idle = Duration::from_secs(idle_minutes * 60);
+        let mut skill_paths = Vec::new();
+        for path in &raw.skills.search_paths {
+            if path.get_ref().trim().is_empty() || path.get_ref().contains('\0') {
+                return Err(at(
+                    path.span(),
+                    "[skills] search_paths holds an empty path: name a directory (relative to the repository root, or absolute)".into(),
+                ));
+            }
+            skill_paths.push(PathBuf::from(path.get_ref()));
+        }
         if reason.enabled && analyzer.is_none() && reasoner.is_none() {
             return Err(at(
                 raw.reason.enabled.span(),
@@ -262,10 +281,12 @@ impl Config {
             effort_map,
             max_attempts: *raw.defaults.max_attempts.get_ref(),
             agent_timeout,
+            rate_limit_wait,
             analyzer,
             reasoner,
             reason,
             vela_idle,
+            skill_paths,
             verification,
             source: None,
         })
@@ -409,8 +430,17 @@ struct RawConfig {
     #[serde(default)]
     vela: RawVela,
     #[serde(default)]
+    skills: RawSkills,
+    #[serde(default)]
     #[allow(dead_code)]
     verification: toml::Table,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawSkills {
+    #[serde(default)]
+    search_paths: Vec<Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -438,6 +468,7 @@ struct RawProvider {
 struct RawDefaults {
     max_attempts: Spanned<u32>,
     agent_timeout: Spanned<String>,
+    rate_limit_wait: Spanned<String>,
 }
 
 impl Default for RawDefaults {
@@ -445,6 +476,7 @@ impl Default for RawDefaults {
         RawDefaults {
             max_attempts: Spanned::new(0..0, 3),
             agent_timeout: Spanned::new(0..0, "30m".into()),
+            rate_limit_wait: Spanned::new(0..0, "15m".into()),
         }
     }
 }
@@ -527,16 +559,17 @@ command = "copilot"
 command = "gemini"
 
 # A task's **Effort** picks its model from the executor's map. Model names change often:
-# `zurdo doctor` (or `zurdo init --check-models`) asks each CLI whether it knows them.
+# `zurdo doctor` lists the models a CLI knows (where it can) and asks each CLI whether it knows
+# these (`zurdo init --check-models` too). Where they come from: docs/agents.md.
 [effort_map.anthropic]
 low = "haiku"
 medium = "sonnet"
 high = "opus"
 
 [effort_map.openai]
-low = "gpt-5.4-mini"
-medium = "gpt-5.4"
-high = "gpt-5.4"
+low = "gpt-6.2-sol"
+medium = "gpt-6.2-sol"
+high = "gpt-6.2-sol"
 
 [effort_map.github]
 low = "gpt-5.4-mini"
@@ -551,6 +584,7 @@ high = "gemini-2.5-pro"
 [defaults]
 max_attempts = 3        # a PRD's **Max-Attempts** overrides it
 agent_timeout = "30m"   # a PRD's **Agent-timeout** overrides it; units s, m or h
+rate_limit_wait = "15m" # a rate-limited CLI is waited out up to this long (no attempt spent); longer stops the run
 
 # Models for roles other than executing (analysis, diagnosis). Optional.
 # [roles.analyzer]
@@ -571,14 +605,85 @@ env_allowlist = []           # extra environment variables [shell:] hints may se
 protected_paths = []         # globs no task may modify
 # zurdo_verify_env = true    # give criteria ZURDO_VERIFY=1 (off: nothing tells a criterion from a plain run)
 regression_guard = "run-end" # re-check passed tasks: "run-end", "each-task" (after every passing attempt) or "off"
+# require_red_first = true   # a task green before any agent ran ends `unproven`, not `passed`
+# sealed = "~/.config/zurdo/sealed/app.md"  # criteria the agent never sees (outside the repository)
+
+# The coverage gate (opt in): the share of a task's changed code lines its tests executed, read from
+# the reports the criteria's own commands write (lcov, Cobertura XML, coverage.py JSON, Go profiles).
+# [verification.coverage]
+# sources = ["coverage.json"]
+# threshold = 0.8
 verdict_surface = true       # a changed test config, conftest.py hook, or script or recipe a hint runs fails the attempt
 environment_surface = true   # a planted shim or startup hook for the hints' tools fails the attempt
 surface_exempt = []          # repository globs neither surface watches (a task that writes the test machinery)
 "#;
 
+/// [`TEMPLATE`] with the effort map of each of `defaults` taken from it
+/// (low, medium and high, in that order), under a comment saying where
+/// they came from. A provider whose map is not in the template is left
+/// out.
+pub fn template_with(defaults: &[(Provider, [String; 3], String)]) -> String {
+    let mut text = TEMPLATE.to_string();
+    for (provider, models, source) in defaults {
+        let header = format!("[effort_map.{}]\n", provider.name());
+        let Some(start) = text.find(&header) else {
+            continue;
+        };
+        // The header and the three effort lines after it.
+        let end = text[start..]
+            .match_indices('\n')
+            .nth(3)
+            .map_or(text.len(), |(i, _)| start + i + 1);
+        let quoted = |m: &str| toml::Value::String(m.to_string()).to_string();
+        let block = format!(
+            "# {}\n{header}low = {}\nmedium = {}\nhigh = {}\n",
+            source.replace('\n', " "),
+            quoted(&models[0]),
+            quoted(&models[1]),
+            quoted(&models[2])
+        );
+        text.replace_range(start..end, &block);
+    }
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_template_holds_the_documented_defaults() {
+        let c = Config::parse(TEMPLATE).expect("template parses");
+        for p in Provider::ALL {
+            let documented = crate::agent::catalog::documented(p);
+            for (effort, model) in crate::agent::catalog::EFFORTS.iter().zip(documented) {
+                assert_eq!(c.effort_map[&p][*effort], model, "{p:?} {effort}");
+            }
+        }
+    }
+
+    #[test]
+    fn template_with_replaces_one_map_and_says_where_it_came_from() {
+        let m = |s: &str| s.to_string();
+        let text = template_with(&[(
+            Provider::OpenAi,
+            [m("a"), m("b\"c"), m("c")],
+            m("from `codex debug models`"),
+        )]);
+        let c = Config::parse(&text).expect("parses");
+        assert_eq!(c.effort_map[&Provider::OpenAi]["low"], "a");
+        assert_eq!(c.effort_map[&Provider::OpenAi]["medium"], "b\"c");
+        assert_eq!(c.effort_map[&Provider::OpenAi]["high"], "c");
+        assert_eq!(
+            c.effort_map[&Provider::Anthropic],
+            Config::parse(TEMPLATE).expect("parses").effort_map[&Provider::Anthropic]
+        );
+        assert!(
+            text.contains("# from `codex debug models`\n[effort_map.openai]\nlow = \"a\"\n"),
+            "{text}"
+        );
+        assert_eq!(text.lines().count(), TEMPLATE.lines().count() + 1);
+    }
 
     #[test]
     fn the_template_is_the_default_config() {
@@ -588,6 +693,7 @@ mod tests {
         assert_eq!(c.command(Provider::OpenAi), "codex");
         assert_eq!(c.max_attempts, 3);
         assert_eq!(c.agent_timeout, Duration::from_secs(1800));
+        assert_eq!(c.rate_limit_wait, Duration::from_secs(900));
         for p in Provider::ALL {
             assert_eq!(
                 c.effort_map[&p].keys().collect::<Vec<_>>(),

@@ -10,7 +10,8 @@
 //!    CLIs' command lines and event streams), [`evidence`] (baselines,
 //!    frozen paths, toolchain, the clean room, behind [`evidence::Guards`]),
 //!    [`policy`], [`config`], [`prompt`], [`reason`] (fingerprints,
-//!    diagnosis, the lesson library);
+//!    diagnosis, the lesson library, the analyzer's critique and heals),
+//!    [`edit`] (edits of a PRD's criteria, checked before they are shown);
 //! 2. [`state`] (`.zurdo/<slug>/`: prd.json, the lock, every state file);
 //! 3. [`event`] (what a run reports: rendered live, logged to progress.log);
 //! 4. [`report`] (the run report, from prd.json and the events);
@@ -21,6 +22,7 @@ pub mod agent;
 pub mod cli;
 pub mod commands;
 pub mod config;
+pub mod edit;
 pub mod error;
 pub mod event;
 pub mod evidence;
@@ -29,5 +31,6 @@ pub mod prompt;
 pub mod reason;
 pub mod report;
 pub mod run;
+pub mod skills;
 pub mod state;
 pub mod vela;

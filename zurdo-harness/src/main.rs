@@ -20,8 +20,14 @@ fn main() -> ExitCode {
     // Every agent CLI runs under a sentinel (this binary again): nothing an
     // agent starts outlives zurdo, even a `kill -9` of zurdo.
     zurdo_harness::agent::sentinel::enable("/proc/self/exe");
-    let cli = cli::Cli::parse();
-    let outcome = match cli.command {
+    let Some(command) = cli::Cli::parse().into_command() else {
+        use clap::CommandFactory;
+        let _ = cli::Cli::command().print_help();
+        return ExitCode::from(2);
+    };
+    let outcome = match command {
+        cli::Command::Analyze(args) => commands::analyze::run(&args),
+        cli::Command::Heal(args) => commands::heal::run(&args),
         cli::Command::Validate(args) => commands::validate::run(&args),
         cli::Command::Verify(args) => commands::verify::run(&args),
         cli::Command::Run(args) => commands::run::run(&args),
@@ -30,9 +36,11 @@ fn main() -> ExitCode {
         cli::Command::Doctor(args) => commands::doctor::run(&args),
         cli::Command::State(command) => commands::state::run(&command),
         cli::Command::Report(args) => commands::report::run(&args),
+        cli::Command::Review(args) => commands::review::run(&args),
         cli::Command::Reason(command) => commands::reason::run(&command),
         cli::Command::Lumen(command) => commands::lumen::run(&command),
         cli::Command::Vela(command) => commands::vela::run(&command),
+        cli::Command::Skills(command) => commands::skills::run(&command),
         // A fake CLI ends with that CLI's own exit codes.
         cli::Command::Sentinel(args) => match args.command.split_first() {
             Some((program, rest)) => zurdo_harness::agent::sentinel::main(program, rest),

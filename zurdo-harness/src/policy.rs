@@ -29,15 +29,48 @@ pub fn document(v: &VerificationConfig) -> Value {
         "http_read_limit": v.http_read_limit,
         "env_allowlist": allowlist,
         "protected_paths": protected,
+        // Frozen in every task besides protected_paths (a change of them
+        // between versions changes the policy).
+        "protected_defaults": crate::evidence::frozen::TOOLCHAIN_DEFAULTS,
         "standing": v.standing.iter().map(|r| json!({"hint": r.hint, "why": r.why})).collect::<Vec<_>>(),
         "standing_budget_seconds": v.standing_budget_seconds,
         "clean_room": v.clean_room,
+        "clean_room_image": clean_room_image(&v.clean_room),
+        "coverage": json!({
+            "sources": sorted(&v.coverage.sources),
+            "threshold": v.coverage.threshold,
+        }),
         "verdict_surface": v.verdict_surface,
         "verdict_surface_extra": sorted(&v.verdict_surface_extra),
         "environment_surface": v.environment_surface,
         "surface_exempt": sorted(&v.surface_exempt),
+        // The sealed criteria are rules too: their file's bytes are part
+        // of the policy (the path alone would let them change unseen).
+        "sealed": v.sealed.as_ref().map(|path| json!({
+            "path": path,
+            "sha256": zurdo::sealed::sha256_of(path),
+        })),
         "verification": serde_json::to_value(v).unwrap_or(Value::Null),
     })
+}
+
+/// What the clean room re-verifies in, for the policy: nothing (`off`), a
+/// fresh checkout of the verified tree, or that checkout under the
+/// `bwrap` command line (the paths as placeholders).
+fn clean_room_image(backend: &str) -> Value {
+    match backend {
+        "checkout" => {
+            json!({"checkout": "a fresh checkout of the verified git tree in a temporary directory"})
+        }
+        "bubblewrap" => json!({
+            "checkout": "a fresh checkout of the verified git tree in a temporary directory",
+            "bwrap": crate::evidence::room::bubblewrap(
+                std::path::Path::new("<working tree>"),
+                std::path::Path::new("<room>"),
+            ),
+        }),
+        _ => Value::Null,
+    }
 }
 
 /// The document as canonical bytes (serde_json's maps are sorted).
@@ -109,9 +142,36 @@ mod tests {
         assert_eq!(doc["environment_surface"], true);
         assert_eq!(doc["verdict_surface_extra"], serde_json::json!([]));
         assert_eq!(doc["surface_exempt"], serde_json::json!([]));
+        // The defaults frozen in every task and what the clean room is.
+        assert_eq!(doc["protected_defaults"][0], "rust-toolchain.toml");
+        assert_eq!(doc["clean_room_image"], Value::Null);
+        let room = document(&VerificationConfig {
+            clean_room: "bubblewrap".into(),
+            ..Default::default()
+        });
+        assert_eq!(room["clean_room_image"]["bwrap"][0], "bwrap");
+        assert!(room["clean_room_image"]["bwrap"]
+            .as_array()
+            .is_some_and(|a| a.iter().any(|x| x == "<room>")));
         for changed in changes {
             assert_ne!(id(&base), id(&changed), "{changed:?}");
         }
+        // The sealed file is in the policy by path and by its bytes.
+        let dir = tempfile::tempdir().expect("dir");
+        let file = dir.path().join("sealed.md");
+        std::fs::write(&file, "one").expect("write");
+        let sealed = VerificationConfig {
+            sealed: Some(file.display().to_string()),
+            ..Default::default()
+        };
+        let first = id(&sealed);
+        assert_ne!(first, id(&base));
+        assert_eq!(
+            document(&sealed)["sealed"]["sha256"].as_str().map(str::len),
+            Some(64)
+        );
+        std::fs::write(&file, "two").expect("write");
+        assert_ne!(first, id(&sealed), "the sealed bytes changed");
         // Order of a set-like list does not matter.
         let a = VerificationConfig {
             protected_paths: vec!["a".into(), "b".into()],

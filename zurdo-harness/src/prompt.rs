@@ -140,6 +140,34 @@ pub fn caught_section(caught: &[crate::evidence::Caught]) -> String {
     out
 }
 
+/// The heading of the section a prompt opens with after a reviewer
+/// rejected the task's last result.
+pub const REVIEW_MARKER: &str = "# Review";
+
+/// The `# Review` section the next prompt of a task a reviewer rejected
+/// opens with: the criterion (its PRD line and title) and the reviewer's
+/// reason.
+pub fn review_section(
+    prd: &str,
+    criterion: &str,
+    line: usize,
+    title: &str,
+    reason: &str,
+) -> String {
+    let mut out = format!(
+        "{REVIEW_MARKER}\n\nzurdo's automated checks passed, but a reviewer rejected your last result:\n\n"
+    );
+    let _ = writeln!(
+        out,
+        "- A reviewer rejected {criterion} ({prd}:{line}, \"{title}\"): {}",
+        reason.trim()
+    );
+    out.push_str(
+        "\nAddress the reviewer's reason; every acceptance criterion below still holds.\n\n",
+    );
+    out
+}
+
 /// The `# Standing Rules` section a retry opens with when the last attempt
 /// broke a standing rule (empty when none broke).
 pub fn standing_section(
@@ -205,19 +233,27 @@ pub fn what_failed(
         }
         out.push('\n');
     }
-    if let Some(text) = narrative.filter(|t| !t.trim().is_empty()) {
-        let _ = writeln!(
-            out,
-            "## What you said last time (tail)\n\n{}\n",
-            tail_bytes(text.trim(), NARRATIVE_BUDGET)
-        );
-    }
+    out.push_str(&narrative_section(narrative));
     if out.len() > RETRY_BUDGET {
         let cut = zurdo_base::text::floor_char_boundary(&out, RETRY_BUDGET);
         out.truncate(cut);
         out.push_str("\n… [the rest of the failure report is cut to keep the prompt bounded]\n");
     }
     out
+}
+
+/// `## What you said last time (tail)`: the end of the agent's own
+/// narrative, bounded (empty without one). A retry whose criteria all
+/// passed (a frozen path, a standing rule or the clean room failed it)
+/// carries it too.
+pub fn narrative_section(narrative: Option<&str>) -> String {
+    match narrative.filter(|t| !t.trim().is_empty()) {
+        Some(text) => format!(
+            "## What you said last time (tail)\n\n{}\n\n",
+            tail_bytes(text.trim(), NARRATIVE_BUDGET)
+        ),
+        None => String::new(),
+    }
 }
 
 /// The last `budget` bytes of `text`, starting at a line when possible.
@@ -249,6 +285,22 @@ mod tests {
         assert!(p.contains("/rust-style"));
         assert!(!p.contains(RETRY_MARKER));
         assert!(render(&prd.tasks[0], Provider::OpenAi, None).contains("$rust-style"));
+    }
+
+    #[test]
+    fn the_review_section_carries_the_reason() {
+        let section = review_section(
+            "prds/p.md",
+            "task_2::reads_well",
+            14,
+            "it reads well",
+            "too terse\n",
+        );
+        assert!(section.starts_with(REVIEW_MARKER), "{section}");
+        assert!(
+            section.contains("- A reviewer rejected task_2::reads_well (prds/p.md:14, \"it reads well\"): too terse\n"),
+            "{section}"
+        );
     }
 
     #[test]

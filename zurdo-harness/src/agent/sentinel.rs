@@ -127,12 +127,41 @@ pub fn main(program: &OsString, args: &[OsString]) -> ! {
     std::thread::spawn(|| {
         watch_zurdo();
         // zurdo is gone: nothing it started may go on unsupervised.
+        ZURDO_GONE.store(true, std::sync::atomic::Ordering::SeqCst);
         zurdo::exec::reap::kill_descendants();
         std::process::exit(137);
     });
-    match child.wait() {
+    let status = child.wait();
+    // The CLI ended. If that is because zurdo went away (the watcher is
+    // killing everything), the watcher ends this process once the rest is
+    // dead too; exiting now would orphan it.
+    if ZURDO_GONE.load(std::sync::atomic::Ordering::SeqCst) || zurdo_gone_now() {
+        ZURDO_GONE.store(true, std::sync::atomic::Ordering::SeqCst);
+        zurdo::exec::reap::kill_descendants();
+        std::process::exit(137);
+    }
+    match status {
         Ok(status) => end_as(status),
         Err(_) => std::process::exit(1),
+    }
+}
+
+/// Set once zurdo's end of the pipe closed.
+static ZURDO_GONE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// True when zurdo's end of the pipe is closed now (without waiting).
+fn zurdo_gone_now() -> bool {
+    let mut fd = libc::pollfd {
+        fd: WATCH_FD,
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    // SAFETY: poll(2) on one valid pollfd that outlives the call, no wait.
+    let ready = unsafe { libc::poll(&mut fd, 1, 0) };
+    ready > 0 && fd.revents & (libc::POLLHUP | libc::POLLIN) != 0 && {
+        let mut byte = [0u8; 1];
+        // SAFETY: a one-byte read into a live buffer; poll said it will not block.
+        unsafe { libc::read(WATCH_FD, byte.as_mut_ptr().cast(), 1) == 0 }
     }
 }
 

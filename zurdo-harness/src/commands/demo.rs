@@ -108,11 +108,15 @@ pub fn run(args: &DemoArgs) -> Outcome {
             reset: true,
             no_prompt: true,
             skip_model_check: false,
+            retry_failed: false,
+            sealed: None,
         },
     )?;
     eprintln!(
-        "\nLook around: {0}/.zurdo/ holds prd.json (the state), progress.log (every event) and \
-         iterations/ (each prompt and the agent's output; task-greeting-2.prompt opens with what failed).\n\
+        "\nLook around: {0}/.zurdo/ holds prd.json (the state), progress.log (every event), \
+         iterations/ (each prompt and the agent's output; task-greeting-2.prompt opens with what failed) and \
+         run-diff.patch (everything the run changed, against the baseline zurdo took in the example's git repository; \
+         `git -C {0} for-each-ref refs/zurdo` lists each task's rollback point).\n\
          Next: `cd {0} && {1} report prds/demo.md` prints the run's report, and `{1} verify prds/demo.md` \
          checks the criteria again without an agent.",
         dir.display(),
@@ -123,8 +127,10 @@ pub fn run(args: &DemoArgs) -> Outcome {
     Ok(exit)
 }
 
-/// Writes the example repository: the PRD, a README, the demo agent's
-/// script, and a config whose anthropic command is the stand-in reading it.
+/// Writes the example repository: a git repository (so the run shows
+/// baselines, rollback refs and `run-diff.patch`) holding the PRD, a README
+/// and a `.gitignore` in a first commit, the demo agent's script, and a
+/// config whose anthropic command is the stand-in reading it.
 fn lay_out(dir: &Path) -> std::io::Result<()> {
     std::fs::create_dir_all(dir.join("prds"))?;
     std::fs::create_dir_all(dir.join(".zurdo"))?;
@@ -133,6 +139,8 @@ fn lay_out(dir: &Path) -> std::io::Result<()> {
         dir.join("README.md"),
         "# demo\n\nAn example repository for `zurdo demo`.\n",
     )?;
+    std::fs::write(dir.join(".gitignore"), ".zurdo/\n")?;
+    init_repository(dir).map_err(std::io::Error::other)?;
     let _ = std::fs::remove_file(dir.join("greeting.txt"));
     let script_path = dir.join(SCRIPT_PATH);
     let text = serde_json::to_string_pretty(&script()).map_err(std::io::Error::other)?;
@@ -158,6 +166,30 @@ fn lay_out(dir: &Path) -> std::io::Result<()> {
         agent.display()
     );
     std::fs::write(dir.join(".zurdo/config.toml"), config)
+}
+
+/// Makes `dir` a git repository whose first commit holds what is there
+/// (nothing when it is one already: a demo laid out again keeps its
+/// history).
+fn init_repository(dir: &Path) -> Result<(), git2::Error> {
+    if dir.join(".git").exists() {
+        return Ok(());
+    }
+    let repo = git2::Repository::init(dir)?;
+    let mut index = repo.index()?;
+    index.add_all(["*"], git2::IndexAddOption::DEFAULT, None)?;
+    index.write()?;
+    let tree = repo.find_tree(index.write_tree()?)?;
+    let who = git2::Signature::now("zurdo demo", "demo@zurdo.invalid")?;
+    repo.commit(
+        Some("HEAD"),
+        &who,
+        &who,
+        "The demo's starting point",
+        &tree,
+        &[],
+    )?;
+    Ok(())
 }
 
 #[cfg(test)]

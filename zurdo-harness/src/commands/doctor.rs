@@ -1,13 +1,17 @@
-//! `zurdo doctor`: checks the config and probes every effort-map model of
-//! the executor, the analyzer and the reasoner. Writes nothing.
+//! `zurdo doctor`: checks the config, shows each provider's CLI as it is
+//! offline (installed or not and its version, logged in or not where the
+//! CLI has a cheap offline check, the models it lists where it can), and
+//! probes every effort-map model of the executor, the analyzer and the
+//! reasoner, all at once. Writes nothing.
 
 use std::path::Path;
 
-use crate::agent::invoke;
+use crate::agent::catalog::{self, Listing, Login};
+use crate::agent::{invoke, Provider};
 use crate::cli::DoctorArgs;
 use crate::config::Config;
 use crate::error::{Exit, Outcome};
-use crate::run::probe;
+use crate::run::probe::{self, Target};
 
 /// Runs the command and returns its exit status.
 pub fn run(args: &DoctorArgs) -> Outcome {
@@ -26,65 +30,164 @@ pub fn run(args: &DoctorArgs) -> Outcome {
         println!("probes skipped");
         return Ok(Exit::Ok);
     }
+    providers(&config);
     Ok(Exit::ok_if(probe_all(&config, &root)))
 }
 
+/// Prints each provider's state, from offline checks run at once.
+pub fn providers(config: &Config) {
+    let list: Vec<(Provider, String)> = Provider::ALL
+        .iter()
+        .map(|&p| (p, config.command(p).to_string()))
+        .collect();
+    println!("providers:");
+    for state in catalog::inspect_all(&list) {
+        print!("{}", provider_lines(&state));
+    }
+}
+
+/// How one provider's state reads: a line, and (when its CLI answered)
+/// its login and its models.
+pub fn provider_lines(state: &catalog::State) -> String {
+    let p = state.provider;
+    let cli = p.default_command();
+    let mut out = format!("  {} (`{}`): ", p.name(), state.command);
+    let version = match &state.version {
+        Ok(v) => v,
+        Err(why) => {
+            out.push_str(why);
+            out.push('\n');
+            return out;
+        }
+    };
+    out.push_str(&format!("installed, {version}\n"));
+    let check = catalog::login_check(p).map(|a| format!("`{cli} {}`", a.join(" ")));
+    let login = match (&state.login, check) {
+        (Login::LoggedIn(w), Some(c)) => format!("logged in ({c}: {w})"),
+        (Login::LoggedOut(w), Some(c)) => format!("NOT logged in ({c}: {w})"),
+        (Login::Unclear(w), Some(c)) => format!("unknown ({c}: {w})"),
+        _ => format!("{cli} has no offline check; the probe tells"),
+    };
+    out.push_str(&format!("    login: {login}\n"));
+    let lister = catalog::lister(p).map(|a| format!("`{cli} {}`", a.join(" ")));
+    let models = match (&state.models, lister) {
+        (Listing::Listed(models), Some(l)) => {
+            let shown: Vec<&str> = models
+                .iter()
+                .filter(|m| m.visible)
+                .map(|m| m.slug.as_str())
+                .collect();
+            format!(
+                "{} ({l}; {} shown, {} hidden)",
+                shown.join(", "),
+                shown.len(),
+                models.len() - shown.len()
+            )
+        }
+        (Listing::Failed(why), Some(l)) => format!("{l} failed: {why}"),
+        _ => format!("{cli} cannot list its models offline"),
+    };
+    out.push_str(&format!("    models: {models}\n"));
+    out
+}
+
 /// Probes every effort-map model of the executor, the analyzer and the
-/// reasoner; prints
-/// one line each. True when all answered.
+/// reasoner, each distinct model once and all at once: a `probing` line
+/// for each first, then one result line per entry, in the order of the
+/// entries (an entry's line waits for the entries before it). True when
+/// all answered.
 pub fn probe_all(config: &Config, root: &Path) -> bool {
-    // A stop (Ctrl-C, SIGTERM) kills the probe running then, whatever it
+    // A stop (Ctrl-C, SIGTERM) kills every probe running then, whatever it
     // started, before exiting.
     let guard = invoke::KillOnSignal::install();
-    let mut targets: Vec<(String, crate::agent::Provider, String)> = config
+    // The efforts `zurdo init` writes first, in their order; any other after.
+    let mut efforts: Vec<(&String, &String)> = config
         .effort_map
         .get(&config.executor)
-        .map(|m| {
-            m.iter()
-                .map(|(effort, model)| (format!("effort {effort}"), config.executor, model.clone()))
-                .collect()
-        })
+        .map(|m| m.iter().collect())
         .unwrap_or_default();
+    efforts.sort_by_key(|(effort, _)| {
+        catalog::EFFORTS
+            .iter()
+            .position(|e| e == effort)
+            .unwrap_or(catalog::EFFORTS.len())
+    });
+    let mut entries: Vec<(String, Provider, String)> = efforts
+        .into_iter()
+        .map(|(effort, model)| (format!("effort {effort}"), config.executor, model.clone()))
+        .collect();
     if let Some(a) = &config.analyzer {
-        targets.push(("analyzer".to_string(), a.provider, a.model.clone()));
+        entries.push(("analyzer".to_string(), a.provider, a.model.clone()));
     }
     if let Some(r) = &config.reasoner {
-        targets.push(("reasoner".to_string(), r.provider, r.model.clone()));
+        entries.push(("reasoner".to_string(), r.provider, r.model.clone()));
     }
-    let mut all_ok = true;
-    let mut probed: Vec<(crate::agent::Provider, String, bool)> = Vec::new();
-    for (label, provider, model) in targets {
-        let ok = match probed
-            .iter()
-            .find(|(p, m, _)| *p == provider && *m == model)
-        {
-            Some((_, _, ok)) => {
-                println!(
-                    "  {label}: {} {model}: {} (probed above)",
-                    provider.name(),
-                    if *ok { "ok" } else { "FAILED" }
-                );
-                *ok
-            }
+    // Each entry's target: a distinct provider and model is probed once.
+    let mut targets: Vec<Target> = Vec::new();
+    let mut of_entry: Vec<usize> = Vec::new();
+    for (_, provider, model) in &entries {
+        let target = Target {
+            provider: *provider,
+            command: config.command(*provider).to_string(),
+            model: model.clone(),
+        };
+        let index = match targets.iter().position(|t| *t == target) {
+            Some(i) => i,
             None => {
-                let outcome =
-                    probe::probe(provider, config.command(provider), &model, root, |pid| {
-                        guard.set(pid)
-                    });
-                guard.set(0);
-                guard.hold_if_stopping();
-                match &outcome {
-                    Ok(warnings) => {
-                        println!("  {label}: {} {model}: ok", provider.name());
-                        warnings.iter().for_each(|w| println!("    warning: {w}"));
-                    }
-                    Err(e) => println!("  {label}: {} {model}: FAILED — {e}", provider.name()),
-                }
-                probed.push((provider, model.clone(), outcome.is_ok()));
-                outcome.is_ok()
+                targets.push(target);
+                targets.len() - 1
             }
         };
-        all_ok &= ok;
+        of_entry.push(index);
     }
-    all_ok
+    println!("probes (all at once; results in this order):");
+    for (i, t) in targets.iter().enumerate() {
+        let labels: Vec<&str> = entries
+            .iter()
+            .zip(&of_entry)
+            .filter(|(_, &e)| e == i)
+            .map(|((label, _, _), _)| label.as_str())
+            .collect();
+        println!(
+            "  probing {} {} ({}) …",
+            t.provider.name(),
+            t.model,
+            labels.join(", ")
+        );
+    }
+    let mut next = 0;
+    let mut seen: Vec<probe::Probed> = Vec::new();
+    let results = probe::probe_all(&targets, root, guard.groups(), |_, probed| {
+        // Results come in target order: every entry whose target is done
+        // by now is printed, in entry order.
+        seen.push(probed.clone());
+        while let Some(result) = of_entry.get(next).and_then(|&t| seen.get(t)) {
+            let (label, provider, model) = &entries[next];
+            let first = of_entry[..next].iter().all(|&e| e != of_entry[next]);
+            print_result(label, *provider, model, result, first);
+            next += 1;
+        }
+    });
+    guard.hold_if_stopping();
+    results.iter().all(probe::Probed::ok)
+}
+
+fn print_result(label: &str, provider: Provider, model: &str, probed: &probe::Probed, first: bool) {
+    let again = if first { "" } else { " (probed once above)" };
+    let secs = probed.elapsed.as_secs_f64();
+    match &probed.error {
+        None => println!(
+            "  {label}: {} {model}: ok ({secs:.1}s){again}",
+            provider.name()
+        ),
+        Some(e) => println!(
+            "  {label}: {} {model}: FAILED ({secs:.1}s) — {e}{again}",
+            provider.name()
+        ),
+    }
+    if first {
+        for w in &probed.warnings {
+            println!("    warning: {w}");
+        }
+    }
 }

@@ -1,12 +1,18 @@
-//! One module per subcommand.
+//! One module per subcommand (and [`proposals`], what `analyze --fix` and
+//! `heal` share).
 
+pub mod analyze;
 pub mod demo;
 pub mod doctor;
+pub mod heal;
 pub mod init;
 pub mod lumen;
+mod proposals;
 pub mod reason;
 pub mod report;
+pub mod review;
 pub mod run;
+pub mod skills;
 pub mod state;
 pub mod validate;
 pub mod vela;

@@ -13,6 +13,7 @@
 //! (`attempt_started` has `task`, `attempt`, `model`; …); new fields are
 //! added with defaults, so old logs still read.
 
+pub mod heartbeat;
 pub mod log;
 pub mod render;
 pub mod reporter;
@@ -21,6 +22,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use serde::{Deserialize, Serialize};
 
+use crate::agent::failure::InfraFailure;
 use crate::evidence::toolchain::Tool;
 use crate::state::run_state::Status;
 
@@ -80,6 +82,9 @@ pub enum Settled {
     /// It had passed, and its criteria no longer hold on the run's final
     /// tree.
     RegressedAfterSettle,
+    /// Every criterion held before any agent ran and `[verification]
+    /// require_red_first` is on.
+    Unproven,
 }
 
 /// Why an attempt was dropped without being counted.
@@ -89,8 +94,23 @@ pub enum DropCause {
     /// A hard stop or a crash interrupted it (found on resume).
     #[default]
     Interrupted,
-    /// The agent's CLI could not be started: not the task's failure.
+    /// The agent's CLI could not be started: not the task's failure
+    /// (written by older versions; now `agent_unavailable` with
+    /// `cli_missing`).
     AgentNotStarted,
+    /// The agent's CLI could not work (not logged in, out of quota, rate
+    /// limited, no network, not installed, crashed…): not the task's
+    /// failure. The event's `failure` says which.
+    AgentUnavailable,
+}
+
+/// An approval that does not count, dropped from its task.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DroppedApproval {
+    /// The criterion, named as its cargo test.
+    pub criterion: String,
+    /// Why it does not count.
+    pub why: String,
 }
 
 /// What happened to a lesson extraction after a recovery.
@@ -150,6 +170,9 @@ pub enum Event {
         /// Why.
         #[serde(default)]
         cause: DropCause,
+        /// What the agent's CLI could not do, when that is why.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        failure: Option<InfraFailure>,
     },
     /// Today's `[verification]` hashes differently; the run-start policy stays.
     PolicyKept {
@@ -212,9 +235,24 @@ pub enum Event {
         model: String,
         /// True when it answered.
         ok: bool,
-        /// Advisory warnings (vocabulary canary, usage gap).
+        /// Advisory warnings (what the CLI warned about, the vocabulary
+        /// canary, the usage gap).
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         warnings: Vec<String>,
+        /// Why it failed, quoting the CLI.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
+        /// Wall time.
+        #[serde(default)]
+        duration_ms: u64,
+    },
+    /// A model probe began (all of a run's probes start at once; their
+    /// results follow in model order).
+    ProbeStarted {
+        /// The model.
+        model: String,
+        /// The provider whose CLI is asked.
+        provider: String,
     },
 
     // ----- the run
@@ -323,6 +361,62 @@ pub enum Event {
         /// A run-level error its stream reported.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         error: Option<String>,
+        /// True when zurdo stopped it as soon as its CLI said it cannot
+        /// work (it would have kept waiting).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        stopped: bool,
+    },
+    /// What the agent has done so far, once a minute while it works (on a
+    /// terminal the spinner line shows it instead).
+    AgentProgress {
+        /// The task.
+        task: String,
+        /// The attempt.
+        attempt: u32,
+        /// Seconds since it started.
+        elapsed_s: u64,
+        /// Tool calls its stream showed so far.
+        tool_calls: usize,
+        /// Its last tool call, else the start of its latest text.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        last: Option<String>,
+    },
+    /// The agent's CLI is rate limited: zurdo waits, then runs the same
+    /// attempt again (the wait spends no attempt).
+    RateLimitWait {
+        /// The task.
+        task: String,
+        /// The attempt that runs again after the wait.
+        attempt: u32,
+        /// The CLI (`claude`).
+        cli: String,
+        /// How long zurdo waits, in seconds.
+        seconds: u64,
+        /// Until when (RFC 3339).
+        until: String,
+        /// True when the CLI said when the limit resets; false for a short
+        /// backoff.
+        known: bool,
+        /// Which wait this is for the attempt (1-based).
+        round: u32,
+        /// The most waits for one attempt.
+        rounds: u32,
+    },
+    /// Still waiting out a rate limit, once a minute (on a terminal a
+    /// countdown shows it instead).
+    StillWaiting {
+        /// The task.
+        task: String,
+        /// Seconds left.
+        seconds_left: u64,
+    },
+    /// `--retry-failed`: failed tasks back to pending with a fresh attempt
+    /// budget (their history kept), the tasks they blocked unblocked.
+    FailedRetried {
+        /// The failed tasks.
+        tasks: Vec<String>,
+        /// The tasks they had blocked.
+        unblocked: Vec<String>,
     },
     /// Processes the agent left running after it exited, however detached,
     /// killed before zurdo verified (zurdo is the reaper of everything the
@@ -382,6 +476,24 @@ pub enum Event {
         attempt: u32,
         /// Each finding.
         caught: Vec<crate::evidence::Caught>,
+    },
+    /// A task's sealed criteria ran (counts only: what they check is never
+    /// written where the agent reads).
+    SealedChecked {
+        /// The task.
+        task: String,
+        /// How many hold.
+        passing: usize,
+        /// How many there are.
+        total: usize,
+    },
+    /// The coverage gate could not measure a task's attempt (outside git,
+    /// say); the attempt is judged without it.
+    CoverageUnmeasured {
+        /// The task.
+        task: String,
+        /// Why.
+        why: String,
     },
     /// The frozen-path hashing leg stands down: the globs match too many files.
     FrozenStandDown {
@@ -561,6 +673,67 @@ pub enum Event {
         lessons: Vec<String>,
     },
 
+    // ----- review (`zurdo review`, and what a run does with its log)
+    /// A reviewer's decision on one `[manual]` criterion, appended to
+    /// review-log.jsonl.
+    Reviewed {
+        /// The task.
+        task: String,
+        /// The criterion, named as its cargo test.
+        criterion: String,
+        /// `approved` or `rejected`.
+        decision: crate::state::review_log::Decision,
+        /// Who decided.
+        reviewer: String,
+        /// Why (always for a rejection).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+        /// The entry's line in review-log.jsonl.
+        line: usize,
+        /// The task's status after the decision.
+        status: Status,
+        /// The task's `[manual]` criteria still awaiting review.
+        #[serde(default)]
+        awaiting: usize,
+    },
+    /// review-log.jsonl does not check: entries that do not check count
+    /// for nothing.
+    ReviewChainBroken {
+        /// The log.
+        path: String,
+        /// The first line that does not check (one past the last when
+        /// entries are missing from its end).
+        line: usize,
+        /// What is wrong with it.
+        what: String,
+        /// How many lines do not check.
+        broken: usize,
+    },
+    /// Approvals of a task that do not count (their entries do not check,
+    /// or are gone) were dropped; a task that had passed awaits review
+    /// again.
+    ReviewUnvouched {
+        /// The task.
+        task: String,
+        /// Each approval dropped, and why.
+        dropped: Vec<DroppedApproval>,
+        /// The task's status now.
+        status: Status,
+    },
+    // ----- outside a run
+    /// `zurdo heal` replaced a criterion line of the PRD, and prd.json's
+    /// hash of the PRD moved with it (`heal-log.jsonl` has the whole record).
+    PrdHealed {
+        /// The task.
+        task: String,
+        /// The criterion's line.
+        line: usize,
+        /// The line before.
+        old: String,
+        /// The line after.
+        new: String,
+    },
+
     // ----- the end, and stops
     /// Tasks that passed without an attempt (green before the run).
     UnprovenPasses {
@@ -574,6 +747,9 @@ pub enum Event {
         /// The PRD as given (for the resume advice).
         #[serde(default)]
         display: String,
+        /// Tasks that ended failed (for the `--retry-failed` advice).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        failed: Vec<String>,
     },
     /// Ctrl-C and SIGTERM cannot be watched: a stop is not graceful.
     SignalsUnhandled {
@@ -668,6 +844,12 @@ impl Events {
         if let Some(warning) = failed {
             sinks.reporter.note(&warning);
         }
+    }
+
+    /// From now on the live spinner shows what `progress` says the running
+    /// agent has done (`None`: nothing).
+    pub fn watch(&self, progress: Option<crate::agent::invoke::Progress>) {
+        self.sinks().reporter.watch(progress);
     }
 
     /// Reports a write that failed as [`Event::CannotWrite`]; does nothing

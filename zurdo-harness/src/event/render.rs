@@ -72,6 +72,7 @@ pub fn lines(event: &Event) -> Vec<Line> {
             task,
             attempt,
             cause: DropCause::Interrupted,
+            ..
         } => one(
             Warn,
             format!("zurdo: attempt {attempt} of {task} was interrupted; it is dropped and not counted"),
@@ -82,6 +83,34 @@ pub fn lines(event: &Event) -> Vec<Line> {
         } => one(
             Warn,
             "    not counted: the agent never started, so this is not the task's failure".to_string(),
+        ),
+        Event::AttemptDropped {
+            cause: DropCause::AgentUnavailable,
+            failure,
+            ..
+        } => one(
+            Warn,
+            match failure {
+                Some(f) => format!(
+                    "    not counted: {}: {}{}{}{}",
+                    f.cli(),
+                    f.kind.headline(),
+                    f.quoted(),
+                    if f.stopped {
+                        "; stopped as soon as it said so"
+                    } else {
+                        ""
+                    },
+                    match f.tool_calls {
+                        0 => String::new(),
+                        n => format!(
+                            "; the work of its {n} tool call{} stays in the tree, unverified",
+                            plural(n)
+                        ),
+                    },
+                ),
+                None => "    not counted: the agent's CLI could not work, so this is not the task's failure".to_string(),
+            },
         ),
         Event::PolicyKept { policy } => one(
             Warn,
@@ -116,10 +145,25 @@ pub fn lines(event: &Event) -> Vec<Line> {
         Event::StandingPreflight { rules, broken: 0 } => {
             one(Plain, format!("zurdo: {rules} standing rule(s) hold"))
         }
-        Event::ModelProbe { warnings, .. } => warnings
-            .iter()
-            .map(|w| line(Warn, format!("warning: {w}")))
-            .collect(),
+        Event::ProbeStarted { model, provider } => {
+            one(Plain, format!("zurdo: probing `{model}` ({provider}) …"))
+        }
+        Event::ModelProbe {
+            model,
+            ok,
+            warnings,
+            duration_ms,
+            ..
+        } => {
+            let secs = *duration_ms as f64 / 1000.0;
+            let mut lines = vec![if *ok {
+                line(Good, format!("zurdo: `{model}` answered ({secs:.1}s)"))
+            } else {
+                line(Bad, format!("zurdo: `{model}` failed its probe ({secs:.1}s)"))
+            }];
+            lines.extend(warnings.iter().map(|w| line(Warn, format!("warning: {w}"))));
+            lines
+        }
         Event::RunStarted {
             display,
             tasks,
@@ -173,6 +217,7 @@ pub fn lines(event: &Event) -> Vec<Line> {
             duration_ms,
             tool_calls,
             error,
+            stopped,
             ..
         } => one(
             Plain,
@@ -180,6 +225,8 @@ pub fn lines(event: &Event) -> Vec<Line> {
                 "    agent: {} in {:.1}s, {tool_calls} tool call{}{}",
                 if *timed_out {
                     "timed out".to_string()
+                } else if *stopped {
+                    "stopped by zurdo".to_string()
                 } else {
                     format!("exit {}", exit_code.map_or("-".into(), |c| c.to_string()))
                 },
@@ -273,6 +320,14 @@ pub fn lines(event: &Event) -> Vec<Line> {
         Event::SurfaceStandDown { task, max, seen } => one(
             Warn,
             format!("warning: the verdict-surface walk stands down for {task}: the repository holds more than {max} entries ({seen} seen); only the surface files found at the task's start (and new ones beside them or at the root) are compared"),
+        ),
+        Event::SealedChecked { passing, total, .. } => one(
+            if passing == total { Plain } else { Bad },
+            format!("  sealed: {passing}/{total} sealed criteria hold"),
+        ),
+        Event::CoverageUnmeasured { task, why } => one(
+            Warn,
+            format!("warning: the coverage gate did not measure {task}: {why}"),
         ),
         Event::FrozenStandDown { task, max, seen } => one(
             Warn,
@@ -447,6 +502,12 @@ pub fn lines(event: &Event) -> Vec<Line> {
                     .join(", ")
             ),
         ),
+        Event::PrdHealed {
+            task, line, new, ..
+        } => one(
+            Plain,
+            format!("healed line {line} of {task}: {new}"),
+        ),
         Event::UnprovenPasses { tasks } => one(
             Warn,
             format!(
@@ -455,11 +516,76 @@ pub fn lines(event: &Event) -> Vec<Line> {
             ),
         ),
         Event::RunFinished {
-            complete: false,
+            complete,
             display,
+            failed,
+        } => {
+            let mut out = Vec::new();
+            if !complete {
+                out.push(line(
+                    Plain,
+                    format!("zurdo: stopped before the end; `zurdo run {display}` resumes"),
+                ));
+            }
+            if !failed.is_empty() {
+                out.push(line(
+                    Plain,
+                    format!(
+                        "zurdo: {} failed; once the cause is gone (a login, a quota, a fixed criterion), `zurdo run --retry-failed {display}` gives {} a fresh attempt budget",
+                        failed.join(", "),
+                        if failed.len() == 1 { "it" } else { "them" }
+                    ),
+                ));
+            }
+            out
+        }
+        Event::AgentProgress {
+            elapsed_s,
+            tool_calls,
+            last,
+            ..
         } => one(
             Plain,
-            format!("zurdo: stopped before the end; `zurdo run {display}` resumes"),
+            format!(
+                "    still working: {} elapsed, {tool_calls} tool call{}{}",
+                clock(*elapsed_s),
+                plural(*tool_calls),
+                last.as_ref()
+                    .map_or(String::new(), |l| format!("; last: {}", first_line(l)))
+            ),
+        ),
+        Event::RateLimitWait {
+            attempt,
+            cli,
+            seconds,
+            until,
+            known,
+            round,
+            rounds,
+            ..
+        } => one(
+            Warn,
+            format!(
+                "    {cli} is rate limited{}: waiting {} (until {until}), then attempt {attempt} again, not counted (wait {round} of at most {rounds}; Ctrl-C stops)",
+                if *known { "" } else { " and did not say until when" },
+                clock(*seconds)
+            ),
+        ),
+        Event::StillWaiting { seconds_left, .. } => one(
+            Plain,
+            format!("    still waiting: {} left", clock(*seconds_left)),
+        ),
+        Event::FailedRetried { tasks, unblocked } => one(
+            Plain,
+            format!(
+                "zurdo: --retry-failed: {} back to pending with a fresh attempt budget (history kept){}",
+                tasks.join(", "),
+                if unblocked.is_empty() {
+                    String::new()
+                } else {
+                    format!("; unblocked: {}", unblocked.join(", "))
+                }
+            ),
         ),
         Event::SignalsUnhandled { error } => one(
             Warn,
@@ -490,12 +616,93 @@ pub fn lines(event: &Event) -> Vec<Line> {
                 if *delete { "delete" } else { "record" }
             ),
         ),
+        Event::Reviewed {
+            task,
+            criterion,
+            decision: crate::state::review_log::Decision::Approved,
+            line: at,
+            status,
+            awaiting,
+            ..
+        } => one(
+            Good,
+            if *awaiting == 0 {
+                format!(
+                    "zurdo: approved {criterion} (review-log.jsonl line {at}); {task} is {}",
+                    status.name()
+                )
+            } else {
+                format!(
+                    "zurdo: approved {criterion} (review-log.jsonl line {at}); {task} still awaits review of {awaiting} [manual] criteri{}",
+                    if *awaiting == 1 { "on" } else { "a" }
+                )
+            },
+        ),
+        Event::Reviewed {
+            task,
+            criterion,
+            reason,
+            line: at,
+            ..
+        } => one(
+            Bad,
+            format!(
+                "zurdo: rejected {criterion} (review-log.jsonl line {at}): {}; {task} is pending again with one more attempt, and its next prompt carries the reason",
+                first_line(reason.as_deref().unwrap_or(""))
+            ),
+        ),
+        Event::ReviewChainBroken {
+            path,
+            line: at,
+            what,
+            broken,
+        } => one(
+            Warn,
+            format!(
+                "warning: {path} does not check at line {at}: {what}{}; an entry that does not check counts for nothing (`zurdo review --verify` names every one)",
+                if *broken > 1 {
+                    format!(" ({broken} lines do not check)")
+                } else {
+                    String::new()
+                }
+            ),
+        ),
+        Event::ReviewUnvouched {
+            task,
+            dropped,
+            status,
+        } => {
+            let mut out = vec![line(
+                Warn,
+                format!(
+                    "warning: {task}: {} approval{} not counted; it is {}",
+                    dropped.len(),
+                    if dropped.len() == 1 { " is" } else { "s are" },
+                    status.name()
+                ),
+            )];
+            out.extend(
+                dropped
+                    .iter()
+                    .map(|d| line(Warn, format!("      {}: {}", d.criterion, d.why))),
+            );
+            out
+        }
         Event::Baseline { .. }
         | Event::VerifierContext { .. }
         | Event::StandingPreflight { .. }
         | Event::AgentStarted { .. }
-        | Event::AttemptFinished { .. }
-        | Event::RunFinished { .. } => Vec::new(),
+        | Event::AttemptFinished { .. } => Vec::new(),
+    }
+}
+
+/// `seconds` as `m:ss` (or `h:mm:ss`).
+pub fn clock(seconds: u64) -> String {
+    let (h, m, s) = (seconds / 3600, seconds / 60 % 60, seconds % 60);
+    if h > 0 {
+        format!("{h}:{m:02}:{s:02}")
+    } else {
+        format!("{m}:{s:02}")
     }
 }
 
@@ -525,6 +732,10 @@ fn settled_lines(settled: &Settled) -> Vec<Line> {
             Style::Bad,
             "  halted by diagnosis: further attempts would not help; the task fails".to_string(),
         ),
+        Settled::Unproven => (
+            Style::Warn,
+            "  unproven: every criterion held before any agent ran, and [verification] require_red_first asks for one that was red: nothing in this run proves the task".to_string(),
+        ),
         Settled::RegressedAfterSettle => (
             Style::Bad,
             "  failed: regressed after it passed (regressed_after_settle)".to_string(),
@@ -551,6 +762,89 @@ mod tests {
     }
 
     #[test]
+    fn an_agent_that_cannot_work_reads_as_its_cause_not_a_failure() {
+        use crate::agent::failure::{FailureKind, InfraFailure};
+        use crate::agent::Provider;
+        let failure = InfraFailure {
+            tool_calls: 3,
+            stopped: true,
+            ..InfraFailure::new(
+                FailureKind::Network,
+                Provider::OpenAi,
+                "Reconnecting... waiting for network (Connection failed: error sending request)",
+            )
+        };
+        let dropped = Event::AttemptDropped {
+            task: "task-1".into(),
+            attempt: 2,
+            cause: DropCause::AgentUnavailable,
+            failure: Some(failure),
+        };
+        assert_eq!(
+            text(&dropped),
+            "    not counted: codex: no network (the CLI said: Reconnecting... waiting for network (Connection failed: error sending request)); stopped as soon as it said so; the work of its 3 tool calls stays in the tree, unverified"
+        );
+        let json = serde_json::to_value(&dropped).expect("json");
+        assert_eq!(json["cause"], "agent_unavailable");
+        assert_eq!(json["failure"]["kind"], "network");
+        let back: Event = serde_json::from_value(json).expect("reads back");
+        assert_eq!(back, dropped);
+        // An old log's line still reads (no failure field).
+        let old: Event = serde_json::from_str(
+            r#"{"event":"attempt_dropped","task":"t","attempt":1,"cause":"agent_not_started"}"#,
+        )
+        .expect("reads");
+        assert!(matches!(old, Event::AttemptDropped { failure: None, .. }));
+
+        let wait = Event::RateLimitWait {
+            task: "task-1".into(),
+            attempt: 2,
+            cli: "claude".into(),
+            seconds: 95,
+            until: "2026-04-28T22:03:00Z".into(),
+            known: true,
+            round: 1,
+            rounds: 3,
+        };
+        assert_eq!(
+            text(&wait),
+            "    claude is rate limited: waiting 1:35 (until 2026-04-28T22:03:00Z), then attempt 2 again, not counted (wait 1 of at most 3; Ctrl-C stops)"
+        );
+        assert_eq!(
+            text(&Event::StillWaiting {
+                task: "task-1".into(),
+                seconds_left: 3700
+            }),
+            "    still waiting: 1:01:40 left"
+        );
+        assert_eq!(
+            text(&Event::AgentProgress {
+                task: "task-1".into(),
+                attempt: 1,
+                elapsed_s: 180,
+                tool_calls: 7,
+                last: Some("Bash cargo test".into()),
+            }),
+            "    still working: 3:00 elapsed, 7 tool calls; last: Bash cargo test"
+        );
+        assert_eq!(
+            text(&Event::FailedRetried {
+                tasks: vec!["task-a".into()],
+                unblocked: vec!["task-b".into(), "task-c".into()],
+            }),
+            "zurdo: --retry-failed: task-a back to pending with a fresh attempt budget (history kept); unblocked: task-b, task-c"
+        );
+        assert_eq!(
+            text(&Event::RunFinished {
+                complete: true,
+                display: "prds/x.md".into(),
+                failed: Vec::new(),
+            }),
+            ""
+        );
+    }
+
+    #[test]
     fn lines_read_as_the_loop_always_printed_them() {
         let finished = Event::AgentFinished {
             task: "task-1".into(),
@@ -560,6 +854,7 @@ mod tests {
             duration_ms: 1250,
             tool_calls: 1,
             error: Some("Not logged in\nmore".into()),
+            stopped: false,
         };
         assert_eq!(
             text(&finished),

@@ -320,6 +320,41 @@ pub fn diff_patch_bytes(
     Ok(out)
 }
 
+/// The lines each file has that are new or changed between `from_tree` and
+/// `to_tree`, by their number in `to_tree` (1-based), for every file with
+/// any (paths relative to the work tree's top level; a binary file has
+/// none).
+pub fn changed_lines(
+    root: &Path,
+    from_tree: &str,
+    to_tree: &str,
+) -> Result<std::collections::BTreeMap<String, BTreeSet<u32>>, BaselineError> {
+    let repo = open(root)?;
+    let from = resolve_tree(&repo, from_tree)?;
+    let to = resolve_tree(&repo, to_tree)?;
+    let mut opts = DiffOptions::new();
+    opts.context_lines(0);
+    let diff = repo.diff_tree_to_tree(Some(&from), Some(&to), Some(&mut opts))?;
+    let mut lines: std::collections::BTreeMap<String, BTreeSet<u32>> = Default::default();
+    diff.foreach(
+        &mut |_, _| true,
+        None,
+        None,
+        Some(&mut |delta, _hunk, line| {
+            if line.origin() == '+' {
+                if let (Some(path), Some(n)) = (delta.new_file().path_bytes(), line.new_lineno()) {
+                    lines
+                        .entry(String::from_utf8_lossy(path).into_owned())
+                        .or_default()
+                        .insert(n);
+                }
+            }
+            true
+        }),
+    )?;
+    Ok(lines)
+}
+
 /// Points `refs/zurdo/<slug>/<task>` at the tree `tree` (directly at the tree object; see the
 /// module docs), replacing any previous value, so the tree survives `git gc`. `tree` may also
 /// name a commit, whose tree is recorded. Writes no reflog under git's defaults.

@@ -28,6 +28,17 @@ pub enum CaughtKind {
     CriterionWroteFrozen,
     /// A criterion of a task that had already passed no longer holds.
     Regressed,
+    /// Of the lines the task changed, the tests executed fewer than
+    /// `[verification.coverage] threshold`.
+    CoverageBelowThreshold,
+    /// A coverage report the gate reads is missing or unreadable.
+    CoverageSourceMissing,
+    /// A coverage report the gate reads was written before this
+    /// verification (it describes another tree).
+    CoverageSourceStale,
+    /// A sealed criterion (one no prompt holds) does not hold: only its
+    /// typed reason is said, never its check or output.
+    SealedFailed,
 }
 
 impl CaughtKind {
@@ -38,6 +49,10 @@ impl CaughtKind {
             CaughtKind::EnvironmentPlanted => "environment_planted",
             CaughtKind::CriterionWroteFrozen => "criterion_wrote_frozen",
             CaughtKind::Regressed => "regressed",
+            CaughtKind::CoverageBelowThreshold => "coverage_below_threshold",
+            CaughtKind::CoverageSourceMissing => "coverage_source_missing",
+            CaughtKind::CoverageSourceStale => "coverage_source_stale",
+            CaughtKind::SealedFailed => "sealed_failed",
         }
     }
 }
@@ -103,6 +118,10 @@ mod tests {
             CaughtKind::EnvironmentPlanted,
             CaughtKind::CriterionWroteFrozen,
             CaughtKind::Regressed,
+            CaughtKind::CoverageBelowThreshold,
+            CaughtKind::CoverageSourceMissing,
+            CaughtKind::CoverageSourceStale,
+            CaughtKind::SealedFailed,
         ] {
             let json = serde_json::to_value(kind).expect("serializes");
             assert_eq!(json, kind.name());

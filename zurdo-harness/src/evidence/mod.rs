@@ -16,6 +16,7 @@
 pub mod baseline;
 pub mod caught;
 pub mod commands;
+pub mod coverage;
 pub mod environment;
 pub mod frozen;
 pub mod guards;

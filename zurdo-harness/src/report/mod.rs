@@ -1,13 +1,15 @@
 //! The run report: `reports/<timestamp>.md` (for a human) and
 //! `reports/<timestamp>.json` (the run state) under `.zurdo/<slug>/`.
 //!
-//! The Markdown report is rendered from `prd.json` and the run's events
-//! (`progress.log`): the header, the summary table, one entry per task, the
-//! reasoning sections (`## Diagnoses`, `## Fingerprint Stalls`, `## Halt
+//! The Markdown report is rendered from `prd.json`, the run's events
+//! (`progress.log`) and the review log (`review-log.jsonl`): the header, the
+//! summary table, one entry per task, the `[manual]` sign-offs (`##
+//! Reviews`), the reasoning sections (`## Diagnoses`, `## Fingerprint Stalls`, `## Halt
 //! Attributions`, `## Heal Routings`, `## Lessons Extracted`, `## Lessons
 //! Injected`) and the warnings only the events keep (`## Warnings`), each
 //! omitted entirely when it has nothing to say.
 
+pub mod reviews;
 pub mod summary;
 pub mod warnings;
 
@@ -17,17 +19,24 @@ use std::path::PathBuf;
 use zurdo::verify::CriterionVerdict;
 use zurdo_base::text::first_nonblank_line;
 
-use crate::event::Event;
+use crate::event::{DropCause, Event};
+use crate::state::review;
+use crate::state::review_log::Chain;
 use crate::state::run_state::{DiagnosisRecord, RunState, TaskState};
 use crate::state::{StateDir, WriteError};
 
-/// Renders the Markdown report of `state` and the run's `events` (its
-/// progress.log), stamped as written at `written_at`.
-pub fn markdown(state: &RunState, events: &[Event], written_at: &str) -> String {
+/// Renders the Markdown report of `state`, the run's `events` (its
+/// progress.log) and its review log `reviews` (checked), stamped as written
+/// at `written_at`.
+pub fn markdown(state: &RunState, events: &[Event], reviews: &Chain, written_at: &str) -> String {
     let mut out = String::new();
     header(&mut out, state, written_at);
+    if let Some(stop) = agent_stop(events) {
+        let _ = writeln!(out, "- stopped: {stop}");
+    }
     let _ = write!(out, "\n## Summary\n\n```\n{}```\n", summary::table(state));
     tasks(&mut out, state);
+    reviews::section(&mut out, state, reviews);
     diagnoses(&mut out, state);
     stalls(&mut out, state);
     halts(&mut out, state);
@@ -62,7 +71,13 @@ pub fn write(dir: &StateDir, state: &RunState) -> Result<Written, WriteError> {
         .into_iter()
         .map(|s| s.event)
         .collect();
-    let markdown = markdown(state, &events, &now);
+    let chain = review::read_chain(
+        dir,
+        &review::Manual::of_state(state),
+        None,
+        &review::Anchor::of(Some(state), None),
+    );
+    let markdown = markdown(state, &events, &chain, &now);
     let (markdown_path, json_path) =
         dir.write_report(&now.replace(':', "-"), markdown.as_bytes(), &json)?;
     Ok(Written {
@@ -88,85 +103,249 @@ fn header(out: &mut String, state: &RunState, written_at: &str) {
     }
 }
 
+/// The longest agent error the report quotes, in characters.
+const AGENT_ERROR_CHARS: usize = 300;
+
+/// An agent's error on one line, bounded.
+fn agent_words(text: &str) -> String {
+    zurdo_base::text::cut_chars(
+        &zurdo_base::text::collapse_whitespace(text),
+        AGENT_ERROR_CHARS,
+    )
+}
+
+/// Why the last run stopped because the agent could not work, from its
+/// events (those after the last `verifier_context`, which every run emits
+/// while it prepares): an agent CLI that could not be started, one whose
+/// attempt was dropped because its CLI could not work (and not run again
+/// after a rate-limit wait), or model probes that failed before any task.
+fn agent_stop(events: &[Event]) -> Option<String> {
+    let start = events
+        .iter()
+        .rposition(|e| matches!(e, Event::VerifierContext { .. }))
+        .unwrap_or(0);
+    let last = &events[start..];
+    let not_started = last.iter().rev().find_map(|e| match e {
+        Event::AgentNotStarted {
+            task,
+            attempt,
+            program,
+            error,
+        } => Some(format!(
+            "the agent could not work: {} attempt {attempt}: its CLI {} could not start: {}",
+            code(task),
+            code(program),
+            agent_words(error)
+        )),
+        _ => None,
+    });
+    if not_started.is_some() {
+        return not_started;
+    }
+    let unavailable = last.iter().enumerate().rev().find_map(|(i, e)| match e {
+        Event::AttemptDropped {
+            task,
+            attempt,
+            cause: DropCause::AgentUnavailable,
+            failure: Some(failure),
+        } => Some((i, task, attempt, failure)),
+        _ => None,
+    });
+    if let Some((i, task, attempt, failure)) = unavailable {
+        // A rate limit waited out runs the attempt again: not a stop.
+        let ran_again = last[i + 1..]
+            .iter()
+            .any(|e| matches!(e, Event::AttemptStarted { .. }));
+        if !ran_again {
+            return Some(format!(
+                "the agent could not work: {} attempt {attempt}: {}: {}{}",
+                code(task),
+                code(failure.cli()),
+                failure.kind.headline(),
+                failure.quoted()
+            ));
+        }
+    }
+    if last.iter().any(|e| matches!(e, Event::RunStarted { .. })) {
+        return None;
+    }
+    let failed: Vec<String> = last
+        .iter()
+        .filter_map(|e| match e {
+            Event::ModelProbe {
+                model,
+                ok: false,
+                error,
+                ..
+            } => Some(format!(
+                "{}: {}",
+                code(model),
+                error.as_deref().map_or("failed".to_string(), agent_words)
+            )),
+            _ => None,
+        })
+        .collect();
+    (!failed.is_empty()).then(|| {
+        format!(
+            "the model probe failed, before any task: {}",
+            failed.join("; ")
+        )
+    })
+}
+
+/// Each agent error a task's attempts met, with the attempts that met it,
+/// in order of first appearance.
+fn agent_errors(t: &TaskState) -> Vec<String> {
+    let mut seen: Vec<(String, Vec<u32>)> = Vec::new();
+    for it in &t.iterations {
+        let Some(error) = it.agent.error.as_deref().filter(|e| !e.trim().is_empty()) else {
+            continue;
+        };
+        let words = agent_words(error);
+        match seen.iter_mut().find(|(w, _)| *w == words) {
+            Some((_, attempts)) => attempts.push(it.attempt),
+            None => seen.push((words, vec![it.attempt])),
+        }
+    }
+    seen.into_iter()
+        .map(|(words, attempts)| {
+            let list: Vec<String> = attempts.iter().map(u32::to_string).collect();
+            format!(
+                "agent error at attempt{} {}: {words}",
+                if attempts.len() == 1 { "" } else { "s" },
+                list.join(", ")
+            )
+        })
+        .collect()
+}
+
 fn tasks(out: &mut String, state: &RunState) {
     if state.tasks.is_empty() {
         return;
     }
-    out.push_str("\n## Tasks\n\n");
+    out.push_str("\n## Tasks\n");
+    // Grouped by **Category** when any task names one (in the order the
+    // categories first appear, `Uncategorized` last); else one list.
+    let grouped = state.tasks.iter().any(|t| t.category.is_some());
+    let mut groups: Vec<(&str, Vec<&TaskState>)> = Vec::new();
     for t in &state.tasks {
-        let _ = writeln!(
-            out,
-            "- {}: {}, attempts {}/{}",
-            code(&t.id),
-            t.status.name(),
-            t.attempts,
-            t.max_attempts
-        );
-        let mut item = |text: String| {
-            let _ = writeln!(out, "  - {text}");
-        };
-        if let Some(by) = &t.blocked_by {
-            item(format!("blocked by {}", code(by)));
+        let name = t.category.as_deref().unwrap_or(UNCATEGORIZED);
+        match groups.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, list)) => list.push(t),
+            None => groups.push((name, vec![t])),
         }
-        if t.passed_at_preflight {
-            item("passed at pre-flight (no agent ran): proves nothing about this run".into());
+    }
+    groups.sort_by_key(|(name, _)| *name == UNCATEGORIZED);
+    for (name, list) in groups {
+        if grouped {
+            let _ = writeln!(out, "\n### {name} ({})\n", tally(&list));
+        } else {
+            out.push('\n');
         }
-        if !t.flaky.is_empty() {
-            item(format!("flaky: {}", codes(&t.flaky)));
+        for t in list {
+            task_entry(out, t);
         }
-        if let Some(w) = t.witness.as_ref().filter(|w| !w.unwitnessed.is_empty()) {
-            item(format!(
-                "changed files no criterion reads: {}",
-                codes(&w.unwitnessed)
-            ));
+    }
+}
+
+/// The group of tasks with no `**Category**`.
+pub const UNCATEGORIZED: &str = "Uncategorized";
+
+/// `2 passed, 1 failed`: each status in the group with its count, in the
+/// order statuses first appear.
+fn tally(list: &[&TaskState]) -> String {
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for t in list {
+        let name = t.status.name();
+        match counts.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((name, 1)),
         }
-        for it in t
-            .iterations
+    }
+    counts
+        .iter()
+        .map(|(name, n)| format!("{n} {name}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// One task's entry: its status line and what happened to it.
+fn task_entry(out: &mut String, t: &TaskState) {
+    let _ = writeln!(
+        out,
+        "- {}: {}, attempts {}/{}",
+        code(&t.id),
+        t.status.name(),
+        t.attempts,
+        t.max_attempts
+    );
+    let mut item = |text: String| {
+        let _ = writeln!(out, "  - {text}");
+    };
+    if let Some(by) = &t.blocked_by {
+        item(format!("blocked by {}", code(by)));
+    }
+    if t.passed_at_preflight {
+        item("passed at pre-flight (no agent ran): proves nothing about this run".into());
+    }
+    for line in agent_errors(t) {
+        item(line);
+    }
+    if !t.flaky.is_empty() {
+        item(format!("flaky: {}", codes(&t.flaky)));
+    }
+    if let Some(w) = t.witness.as_ref().filter(|w| !w.unwitnessed.is_empty()) {
+        item(format!(
+            "changed files no criterion reads: {}",
+            codes(&w.unwitnessed)
+        ));
+    }
+    for it in t
+        .iterations
+        .iter()
+        .filter(|i| !i.frozen_violations.is_empty())
+    {
+        item(format!(
+            "frozen path violations at attempt {}: {}",
+            it.attempt,
+            codes(&it.frozen_violations)
+        ));
+    }
+    for it in t.iterations.iter().filter(|i| !i.caught.is_empty()) {
+        item(format!(
+            "caught at attempt {}: {}",
+            it.attempt,
+            it.caught
+                .iter()
+                .map(|c| format!("{} {} ({})", c.reason, code(&c.subject), c.detail))
+                .collect::<Vec<_>>()
+                .join("; ")
+        ));
+    }
+    if let Some(last) = t.iterations.last() {
+        let failing: Vec<String> = last
+            .criteria
             .iter()
-            .filter(|i| !i.frozen_violations.is_empty())
-        {
+            .filter(|c| c.verdict == CriterionVerdict::Failed)
+            .map(|c| c.name.clone())
+            .collect();
+        if !failing.is_empty() {
             item(format!(
-                "frozen path violations at attempt {}: {}",
-                it.attempt,
-                codes(&it.frozen_violations)
+                "failing at attempt {}: {}",
+                last.attempt,
+                codes(&failing)
             ));
         }
-        for it in t.iterations.iter().filter(|i| !i.caught.is_empty()) {
+        if !last.standing_failures.is_empty() {
             item(format!(
-                "caught at attempt {}: {}",
-                it.attempt,
-                it.caught
+                "standing failures at attempt {}: {}",
+                last.attempt,
+                last.standing_failures
                     .iter()
-                    .map(|c| format!("{} {} ({})", c.reason, code(&c.subject), c.detail))
+                    .map(|s| first_nonblank_line(s))
                     .collect::<Vec<_>>()
                     .join("; ")
             ));
-        }
-        if let Some(last) = t.iterations.last() {
-            let failing: Vec<String> = last
-                .criteria
-                .iter()
-                .filter(|c| c.verdict == CriterionVerdict::Failed)
-                .map(|c| c.name.clone())
-                .collect();
-            if !failing.is_empty() {
-                item(format!(
-                    "failing at attempt {}: {}",
-                    last.attempt,
-                    codes(&failing)
-                ));
-            }
-            if !last.standing_failures.is_empty() {
-                item(format!(
-                    "standing failures at attempt {}: {}",
-                    last.attempt,
-                    last.standing_failures
-                        .iter()
-                        .map(|s| first_nonblank_line(s))
-                        .collect::<Vec<_>>()
-                        .join("; ")
-                ));
-            }
         }
     }
 }
@@ -424,6 +603,7 @@ mod tests {
             updated_at: "2026-01-01T00:05:00Z".into(),
             tasks,
             reasoner_calls: 0,
+            review_chain: None,
         }
     }
 
@@ -545,8 +725,52 @@ mod tests {
     }
 
     #[test]
+    fn tasks_are_grouped_by_category_when_any_names_one() {
+        let with = |id: &str, category: Option<&str>, status: Status| TaskState {
+            category: category.map(str::to_string),
+            status,
+            ..task(id)
+        };
+        let md = markdown(
+            &state(vec![
+                with("task-a", None, Status::Passed),
+                with("task-b", Some("Backend"), Status::Passed),
+                with("task-c", Some("Frontend"), Status::Failed),
+                with("task-d", Some("Backend"), Status::Failed),
+            ]),
+            &[],
+            &Chain::default(),
+            "now",
+        );
+        let at = |needle: &str| md.find(needle).unwrap_or_else(|| panic!("{needle}:\n{md}"));
+        let backend = at("### Backend (1 passed, 1 failed)");
+        let frontend = at("### Frontend (1 failed)");
+        let none = at("### Uncategorized (1 passed)");
+        assert!(
+            backend < at("`task-b`") && at("`task-d`") < frontend,
+            "{md}"
+        );
+        assert!(frontend < at("`task-c`") && at("`task-c`") < none, "{md}");
+        assert!(none < at("`task-a`"), "{md}");
+        // No category anywhere: one list, no headings.
+        let flat = markdown(
+            &state(vec![task("task-1"), task("task-2")]),
+            &[],
+            &Chain::default(),
+            "now",
+        );
+        assert!(!flat.contains("###"), "{flat}");
+        assert!(flat.contains("## Tasks\n\n- `task-1`"), "{flat}");
+    }
+
+    #[test]
     fn empty_sections_are_omitted() {
-        let md = markdown(&state(vec![task("task-1")]), &[], "2026-01-01T00:06:00Z");
+        let md = markdown(
+            &state(vec![task("task-1")]),
+            &[],
+            &Chain::default(),
+            "2026-01-01T00:06:00Z",
+        );
         assert!(md.starts_with("# zurdo run report: prds/p.md\n"), "{md}");
         assert!(md.contains("- written: 2026-01-01T00:06:00Z"), "{md}");
         assert!(md.contains("- policy: `0123456789ab`\n"), "{md}");
@@ -562,7 +786,7 @@ mod tests {
 
     #[test]
     fn filled_sections_are_present_in_order() {
-        let md = markdown(&filled(), &[], "now");
+        let md = markdown(&filled(), &[], &Chain::default(), "now");
         let positions: Vec<usize> = SECTIONS
             .iter()
             .map(|s| {
@@ -576,7 +800,7 @@ mod tests {
 
     #[test]
     fn task_entries() {
-        let md = markdown(&filled(), &[], "now");
+        let md = markdown(&filled(), &[], &Chain::default(), "now");
         for want in [
             "- `task-1`: failed, attempts 3/3\n",
             "  - flaky: `task-1::flaky one`\n",
@@ -594,7 +818,7 @@ mod tests {
 
     #[test]
     fn diagnoses_section() {
-        let md = markdown(&filled(), &[], "now");
+        let md = markdown(&filled(), &[], &Chain::default(), "now");
         for want in [
             "- `task-1` attempt 3: suggest_heal, confidence medium (clamped: it cited no step), by `anthropic/opus`, tokens 1200 in / 340 out\n",
             "  - hypothesis: the test reads the wrong file\n",
@@ -614,7 +838,7 @@ mod tests {
             diagnosis(3, "discarded", Some("timed out")),
             diagnosis(4, "discarded", None),
         ];
-        let md = markdown(&state(vec![t]), &[], "now");
+        let md = markdown(&state(vec![t]), &[], &Chain::default(), "now");
         assert!(md.contains("## Diagnoses\n\n1 diagnosis skipped (no call): `task-1` attempt 2 (reasoner call budget spent)\n\n2 diagnosis calls discarded: `task-1` attempt 3 (timed out); `task-1` attempt 4\n"), "{md}");
         assert!(!md.contains("hypothesis:"), "{md}");
         for s in &SECTIONS[1..] {
@@ -624,7 +848,7 @@ mod tests {
 
     #[test]
     fn reasoning_sections() {
-        let md = markdown(&filled(), &[], "now");
+        let md = markdown(&filled(), &[], &Chain::default(), "now");
         for want in [
             "## Fingerprint Stalls\n\n- `task-1` attempt 3: the same failure 2 attempts in a row, fingerprint `fp12`; criteria: `task-1::file there`\n",
             "## Halt Attributions\n\n- `task-1` after attempt 3: halted by a halt_task diagnosis (confidence high): the file cannot be made\n",
@@ -687,7 +911,7 @@ mod tests {
         for (index, fill) in fills {
             let mut t = task("task-1");
             fill(&mut t);
-            let md = markdown(&state(vec![t]), &[], "now");
+            let md = markdown(&state(vec![t]), &[], &Chain::default(), "now");
             for (i, s) in SECTIONS.iter().enumerate() {
                 assert_eq!(md.contains(s), i == index, "{s}:\n{md}");
             }
@@ -712,6 +936,149 @@ mod tests {
         let back: RunState =
             serde_json::from_slice(&std::fs::read(&json2).expect("json")).expect("state");
         assert_eq!(back, s);
+    }
+
+    fn iteration(attempt: u32, error: Option<&str>) -> Iteration {
+        let mut it = filled().tasks[0].iterations[0].clone();
+        it.attempt = attempt;
+        it.agent.error = error.map(str::to_string);
+        it.frozen_violations.clear();
+        it.caught.clear();
+        it.standing_failures.clear();
+        it
+    }
+
+    #[test]
+    fn each_agent_error_is_quoted_with_its_attempts() {
+        let mut t = task("task-1");
+        t.status = Status::Failed;
+        t.attempts = 3;
+        t.iterations = vec![
+            iteration(1, Some("Not logged in · Please run /login")),
+            iteration(2, None),
+            iteration(3, Some("Not logged in ·\n  Please run /login")),
+        ];
+        let mut t2 = task("task-2");
+        t2.iterations = vec![iteration(1, Some(&"x".repeat(1000)))];
+        let md = markdown(&state(vec![t, t2]), &[], &Chain::default(), "now");
+        assert!(
+            md.contains("- `task-1`: failed, attempts 3/3\n  - agent error at attempts 1, 3: Not logged in · Please run /login\n"),
+            "{md}"
+        );
+        let cut = format!("{}…", "x".repeat(AGENT_ERROR_CHARS - 1));
+        assert!(
+            md.contains(&format!(
+                "- `task-2`: pending, attempts 0/3\n  - agent error at attempt 1: {cut}\n"
+            )),
+            "bounded: {md}"
+        );
+        assert!(!md.contains("- stopped:"), "{md}");
+    }
+
+    fn context() -> Event {
+        Event::VerifierContext {
+            toolchain: vec![],
+            policy: "p".into(),
+            shell: "/bin/sh".into(),
+        }
+    }
+
+    fn run_started() -> Event {
+        Event::RunStarted {
+            prd: "prds/p.md".into(),
+            executor: "anthropic".into(),
+            display: "prds/p.md".into(),
+            tasks: 1,
+            state_dir: ".zurdo/p-abcd".into(),
+        }
+    }
+
+    fn failed_probe(model: &str, error: &str) -> Event {
+        Event::ModelProbe {
+            model: model.into(),
+            ok: false,
+            warnings: vec![],
+            error: Some(error.into()),
+            duration_ms: 10,
+        }
+    }
+
+    #[test]
+    fn a_run_the_agent_could_not_work_in_says_why_it_stopped() {
+        let s = state(vec![task("task-1")]);
+        let not_started = Event::AgentNotStarted {
+            task: "task-1".into(),
+            attempt: 2,
+            program: "claude".into(),
+            error: "No such file or directory (os error 2)".into(),
+        };
+        let md = markdown(
+            &s,
+            &[context(), run_started(), not_started.clone()],
+            &Chain::default(),
+            "now",
+        );
+        assert!(
+            md.contains("- stopped: the agent could not work: `task-1` attempt 2: its CLI `claude` could not start: No such file or directory (os error 2)\n"),
+            "{md}"
+        );
+        // An attempt dropped because its CLI could not work, and not run
+        // again: the run stopped on it.
+        let dropped = Event::AttemptDropped {
+            task: "task-1".into(),
+            attempt: 1,
+            cause: crate::event::DropCause::AgentUnavailable,
+            failure: Some(crate::agent::failure::InfraFailure::new(
+                crate::agent::failure::FailureKind::AuthFailed,
+                crate::agent::Provider::Anthropic,
+                "Not logged in · Please run /login",
+            )),
+        };
+        let md = markdown(
+            &s,
+            &[context(), run_started(), dropped.clone()],
+            &Chain::default(),
+            "now",
+        );
+        assert!(
+            md.contains("- stopped: the agent could not work: `task-1` attempt 1: `claude`: not logged in (the CLI said: Not logged in · Please run /login)\n"),
+            "{md}"
+        );
+        let started = Event::AttemptStarted {
+            task: "task-1".into(),
+            attempt: 1,
+            max: 3,
+            model: "m".into(),
+        };
+        let md = markdown(
+            &s,
+            &[context(), run_started(), dropped, started],
+            &Chain::default(),
+            "now",
+        );
+        assert!(!md.contains("- stopped:"), "run again after a wait: {md}");
+        let probe = failed_probe("haiku", "the CLI says: Not logged in · Please run /login");
+        let md = markdown(&s, &[context(), probe.clone()], &Chain::default(), "now");
+        assert!(
+            md.contains("- stopped: the model probe failed, before any task: `haiku`: the CLI says: Not logged in · Please run /login\n"),
+            "{md}"
+        );
+        assert!(md.find("- stopped:") < md.find("## Summary"), "{md}");
+        // A later run that got going (a resume) leaves the old stop behind.
+        for events in [
+            vec![
+                context(),
+                run_started(),
+                not_started,
+                context(),
+                run_started(),
+            ],
+            vec![context(), probe, context(), run_started()],
+            vec![context(), run_started()],
+        ] {
+            let md = markdown(&s, &events, &Chain::default(), "now");
+            assert!(!md.contains("- stopped:"), "{md}");
+        }
     }
 
     #[test]

@@ -5,7 +5,8 @@ use std::fmt::Write;
 use crate::state::run_state::{RunState, Status};
 
 /// Renders the table: status, attempts, tokens and cost per task, then the
-/// totals and the passed-at-pre-flight tally.
+/// totals, the passed-at-pre-flight tally and the flaky criteria (two
+/// verdicts on one verified tree), when any.
 pub fn table(state: &RunState) -> String {
     let width = state
         .tasks
@@ -58,12 +59,16 @@ pub fn table(state: &RunState) -> String {
     let preflight = state.tasks.iter().filter(|t| t.passed_at_preflight).count();
     let _ = writeln!(
         out,
-        "\n{} passed, {} passed-pending-review, {} failed, {} blocked-by-dependency, {} pending; {} passed at pre-flight (no agent ran)",
+        "\n{} passed, {} passed-pending-review, {} failed, {} blocked-by-dependency, {} pending{}; {} passed at pre-flight (no agent ran)",
         count(Status::Passed),
         count(Status::PassedPendingReview),
         count(Status::Failed),
         count(Status::BlockedByDependency),
         count(Status::Pending),
+        match count(Status::Unproven) {
+            0 => String::new(),
+            n => format!(", {n} unproven"),
+        },
         preflight,
     );
     let _ = writeln!(
@@ -75,5 +80,43 @@ pub fn table(state: &RunState) -> String {
             "not reported by the CLI".to_string()
         }
     );
+    let flaky: Vec<&str> = state
+        .tasks
+        .iter()
+        .flat_map(|t| t.flaky.iter().map(String::as_str))
+        .collect();
+    if !flaky.is_empty() {
+        let _ = writeln!(
+            out,
+            "flaky (two verdicts on one tree; a flaky green still counts): {}",
+            flaky.join(", ")
+        );
+    }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::run_state::TaskState;
+
+    #[test]
+    fn flaky_criteria_close_the_summary_and_only_when_there_are_some() {
+        let mut state: RunState = serde_json::from_value(serde_json::json!({
+            "version": 1, "prd": "prds/p.md", "prd_sha1": "0", "slug": "p", "executor": "anthropic",
+            "started_at": "t", "updated_at": "t", "tasks": []
+        }))
+        .expect("a state");
+        state.tasks = vec![TaskState {
+            id: "task-1".into(),
+            status: Status::Passed,
+            max_attempts: 3,
+            ..TaskState::default()
+        }];
+        assert!(!table(&state).contains("flaky"));
+        state.tasks[0].flaky = vec!["task_1::it_works".into()];
+        assert!(table(&state).ends_with(
+            "flaky (two verdicts on one tree; a flaky green still counts): task_1::it_works\n"
+        ));
+    }
 }

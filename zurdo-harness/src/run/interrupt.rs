@@ -8,12 +8,15 @@
 //! loop not get there within [`STOP_NOW_GRACE`] (busy in something that
 //! cannot be cut short), the watcher releases the lock and exits itself; a
 //! further signal in the meantime exits at once. The dropped attempt is
-//! reconciled from progress.log on resume either way.
+//! reconciled from progress.log on resume either way. The model probes of
+//! a run's pre-flight run at once, each in a process group of its own: a
+//! stop now kills every one of them.
 
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::agent::invoke::Groups;
 use crate::event::{Event, Events};
 use crate::state::lock::Releaser;
 
@@ -27,7 +30,7 @@ pub struct Interrupt {
     stop: Arc<AtomicBool>,
     /// The exit code of a stop now (0: none asked).
     now: Arc<AtomicI32>,
-    agent_group: Arc<AtomicI32>,
+    groups: Groups,
 }
 
 /// The exit code and name of a signal that stops a run.
@@ -95,10 +98,7 @@ impl Interrupt {
     /// started, however detached (reaping none: the loop reaps its own
     /// children as they die).
     fn kill_all(&self) {
-        let group = self.agent_group.load(Ordering::SeqCst);
-        if group > 0 {
-            zurdo::exec::kill_group(group);
-        }
+        self.groups.kill_all();
         zurdo::exec::reap::signal_descendants();
     }
 
@@ -113,10 +113,15 @@ impl Interrupt {
         Some(self.now.load(Ordering::SeqCst)).filter(|&c| c != 0)
     }
 
-    /// Records the running agent's process group (0: none).
+    /// Records the running agent's process group, alone (0: none).
     pub fn set_agent_group(&self, group: u32) {
-        self.agent_group
-            .store(i32::try_from(group).unwrap_or(0), Ordering::SeqCst);
+        self.groups.set(group);
+    }
+
+    /// The process groups a stop now kills (several at once while the
+    /// model probes run).
+    pub fn groups(&self) -> &Groups {
+        &self.groups
     }
 }
 

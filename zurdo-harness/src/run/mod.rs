@@ -12,11 +12,16 @@
 //!   ([`attempt::AgentRun`]), zurdo verifies ([`verify::Verification`]), the
 //!   iteration record is built ([`record::Recorded`]), the task settles or
 //!   retries;
+//! - [`infra`]: an attempt whose agent CLI could not work (not logged in,
+//!   out of quota, rate limited, offline…): a rate limit waited out, or
+//!   the run stopped with exit 5 and the task left pending;
 //! - [`reasoning`]: stalls, diagnosis and lessons around those phases.
 //!
 //! Everything the loop reports is an [`Event`]; nothing here prints.
 
 mod attempt;
+mod coverage;
+mod infra;
 pub mod interrupt;
 pub mod orphans;
 mod prepare;
@@ -25,6 +30,7 @@ pub mod reasoning;
 mod record;
 mod regression;
 mod resume;
+mod sealed;
 mod task;
 mod verify;
 
@@ -46,7 +52,7 @@ use interrupt::Interrupt;
 use reasoning::Lessons;
 
 /// How to treat existing state.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Options {
     /// Resume without asking.
     pub resume: bool,
@@ -56,6 +62,12 @@ pub struct Options {
     pub no_prompt: bool,
     /// Skip the model probe.
     pub skip_model_check: bool,
+    /// Failed tasks back to pending with a fresh attempt budget (their
+    /// history kept), the tasks they blocked unblocked.
+    pub retry_failed: bool,
+    /// The sealed criteria's file (`--sealed`; else `[verification]
+    /// sealed`).
+    pub sealed: Option<PathBuf>,
 }
 
 /// Runs a PRD, reporting live on stderr.
@@ -78,6 +90,9 @@ struct Context {
     config: Config,
     verifier: Verifier,
     standing: Vec<StandingRule>,
+    /// The sealed criteria, when a sealed file is given: they gate their
+    /// tasks but no prompt holds them.
+    sealed: Option<zurdo::sealed::Sealed>,
 }
 
 impl Context {
@@ -236,6 +251,7 @@ impl Run {
             self.events.emit(Event::RunFinished {
                 complete: false,
                 display: self.ctx.display.clone(),
+                failed: self.failed_tasks(),
             });
             return Err(self.stopped_error(code));
         }
@@ -271,6 +287,7 @@ impl Run {
         self.events.emit(Event::RunFinished {
             complete,
             display: self.ctx.display.clone(),
+            failed: self.failed_tasks(),
         });
         if let Some(error) = self.stop.take() {
             return Err(error);
@@ -278,10 +295,21 @@ impl Run {
         let bad = self.record.state.tasks.iter().any(|t| {
             matches!(
                 t.status,
-                Status::Failed | Status::BlockedByDependency | Status::Pending
+                Status::Failed | Status::BlockedByDependency | Status::Pending | Status::Unproven
             )
         });
         Ok(Exit::ok_if(!bad))
+    }
+
+    /// The tasks that ended failed (for the `--retry-failed` advice).
+    fn failed_tasks(&self) -> Vec<String> {
+        self.record
+            .state
+            .tasks
+            .iter()
+            .filter(|t| t.status == Status::Failed)
+            .map(|t| t.id.clone())
+            .collect()
     }
 
     /// Skills are user-managed: warn (never fail) when one a task names is
@@ -305,7 +333,12 @@ impl Run {
                         || home
                             .as_ref()
                             .is_some_and(|h| h.join(d).join(skill).is_dir())
-                });
+                }) || self
+                    .ctx
+                    .config
+                    .skill_paths
+                    .iter()
+                    .any(|p| root.join(p).join(skill).is_dir());
                 if !found {
                     self.events.emit(Event::SkillMissing {
                         skill: skill.clone(),

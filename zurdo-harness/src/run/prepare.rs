@@ -50,6 +50,12 @@ pub(super) fn prepare(
             "[verification] clean_room = \"bubblewrap\" but `bwrap` is not on PATH; install it (Debian: apt-get install bubblewrap) or use clean_room = \"checkout\"",
         ));
     }
+    if let Some(path) = &options.sealed {
+        // The command line's file (relative to where zurdo was started)
+        // takes the config's place.
+        let absolute = std::path::absolute(path).unwrap_or_else(|_| path.clone());
+        config.verification.sealed = Some(absolute.display().to_string());
+    }
     let dir = StateDir::new(&root, &relative);
     dir.check()?;
     let mut stale = None;
@@ -121,6 +127,16 @@ pub(super) fn prepare(
         }
     };
     let mut state = fix_policy(state, &dir, &mut config, &events)?;
+    let sealed = match &config.verification.sealed {
+        Some(written) => Some(
+            zurdo::sealed::load(&zurdo::sealed::resolve(written), &prd, &root)
+                .map_err(Error::invalid)?,
+        ),
+        None => None,
+    };
+    if options.retry_failed {
+        resume::retry_failed(&mut state, &prd, &config, &events);
+    }
     let mut verifier = Verifier::new(&root, config.verification.clone())
         .map_err(|e| Error::invalid(format!("{}: {e}", root.display())))?
         .in_passes();
@@ -149,6 +165,7 @@ pub(super) fn prepare(
             config,
             verifier,
             standing,
+            sealed,
         },
         record: Record { dir, state },
         interrupt: Interrupt::install(events.clone(), lock.releaser()),
@@ -159,6 +176,7 @@ pub(super) fn prepare(
         stop: None,
         _lock: lock,
     };
+    run.reconcile_reviews(&crate::state::review_log::sha256_hex(&bytes));
     run.record_toolchain();
     run.capture_run_baseline();
     run.save();
@@ -175,6 +193,47 @@ pub(super) fn prepare(
 }
 
 impl Run {
+    /// `review-log.jsonl` held to the PRD and prd.json before anything
+    /// runs: a chain that does not check is said loudly, and approvals that
+    /// do not count (their entries do not check, or are gone) are dropped,
+    /// so a task that had passed on them awaits review again
+    /// (`passed-pending-review`). A run never makes a task `passed` on a
+    /// review entry.
+    fn reconcile_reviews(&mut self, prd_sha256: &str) {
+        use crate::state::review::{self, Anchor, Manual};
+        let manual = Manual::of_prd(&self.ctx.prd);
+        let anchor = Anchor::of(Some(&self.record.state), None);
+        let chain = review::read_chain(&self.record.dir, &manual, Some(prd_sha256), &anchor);
+        if let Some((line, what)) = chain.first_break() {
+            self.events.emit(Event::ReviewChainBroken {
+                path: format!(
+                    ".zurdo/{}/{}",
+                    self.record.dir.slug,
+                    crate::state::review_log::FILE
+                ),
+                line,
+                what: what.to_string(),
+                broken: chain.broken().max(1),
+            });
+        }
+        let changed = review::reconcile(&mut self.record.state, &manual, &chain);
+        if changed.is_empty() {
+            return;
+        }
+        self.save();
+        for u in changed {
+            self.events.emit(Event::ReviewUnvouched {
+                task: u.task,
+                dropped: u
+                    .dropped
+                    .into_iter()
+                    .map(|(criterion, why)| crate::event::DroppedApproval { criterion, why })
+                    .collect(),
+                status: u.status,
+            });
+        }
+    }
+
     /// At run start: the toolchain and the environment surface the
     /// verdicts will rest on (both kept from the first start on resume),
     /// and a `verifier_context` event.
@@ -245,9 +304,14 @@ impl Run {
         ))
     }
 
-    /// Probes each distinct model the pending tasks need, once.
+    /// Probes each distinct model the pending tasks need, once, all at
+    /// once: every `probe_started` first, then each `model_probe` in model
+    /// order. A CLI that cannot work stops the run as an attempt would
+    /// (exit 5); any other failure refuses it, naming every model that
+    /// failed (exit 4).
     fn probe_models(&mut self) -> Result<(), Error> {
         let config = &self.ctx.config;
+        let provider = config.executor;
         let models: BTreeSet<String> = self
             .ctx
             .prd
@@ -261,38 +325,70 @@ impl Run {
                     .map(str::to_string)
             })
             .collect();
-        for model in models {
-            let provider = config.executor;
-            let interrupt = self.interrupt.clone();
-            let outcome = probe::probe(
+        let targets: Vec<probe::Target> = models
+            .into_iter()
+            .map(|model| probe::Target {
                 provider,
-                config.command(provider),
-                &model,
-                self.ctx.verifier.root(),
-                |pid| interrupt.set_agent_group(pid),
-            );
-            self.interrupt.set_agent_group(0);
-            // Nothing a probe started outlives it.
-            super::orphans::kill_leftovers();
-            if let Some(code) = self.stopped_now() {
-                return Err(self.stopped_error(code));
-            }
-            self.events.emit(Event::ModelProbe {
-                model: model.clone(),
-                ok: outcome.is_ok(),
-                warnings: outcome.as_ref().cloned().unwrap_or_default(),
+                command: config.command(provider).to_string(),
+                model,
+            })
+            .collect();
+        for t in &targets {
+            self.events.emit(Event::ProbeStarted {
+                model: t.model.clone(),
+                provider: provider.name().to_string(),
             });
-            if let Err(message) = outcome {
-                return Err(Error::new(
-                    ErrorKind::Probe,
-                    format!(
-                        "model probe failed for `{model}` ({}): {message}",
-                        provider.name()
-                    ),
-                ));
-            }
         }
-        Ok(())
+        let events = &self.events;
+        let results = probe::probe_all(
+            &targets,
+            self.ctx.verifier.root(),
+            self.interrupt.groups(),
+            |i, probed| {
+                events.emit(Event::ModelProbe {
+                    model: targets[i].model.clone(),
+                    ok: probed.ok(),
+                    warnings: probed.warnings.clone(),
+                    error: probed.error.as_ref().map(ToString::to_string),
+                    duration_ms: u64::try_from(probed.elapsed.as_millis()).unwrap_or(u64::MAX),
+                });
+            },
+        );
+        // Nothing a probe started outlives it (only once every probe is
+        // done: this kills whatever zurdo's descendants are running).
+        super::orphans::kill_leftovers();
+        if let Some(code) = self.stopped_now() {
+            return Err(self.stopped_error(code));
+        }
+        // Not the model: the CLI cannot work at all, as an attempt would
+        // find (exit 5), whichever model it was asked about.
+        if let Some(failure) = results.iter().find_map(|p| match &p.error {
+            Some(probe::ProbeError::Agent(failure)) => Some(failure),
+            _ => None,
+        }) {
+            return Err(Error::new(
+                ErrorKind::Agent,
+                failure.stop_message(&self.ctx.display),
+            ));
+        }
+        let failures: Vec<String> = targets
+            .iter()
+            .zip(&results)
+            .filter_map(|(t, p)| {
+                p.error.as_ref().map(|e| {
+                    format!(
+                        "model probe failed for `{}` ({}): {e}",
+                        t.model,
+                        provider.name()
+                    )
+                })
+            })
+            .collect();
+        if failures.is_empty() {
+            Ok(())
+        } else {
+            Err(Error::new(ErrorKind::Probe, failures.join("\n")))
+        }
     }
 }
 
@@ -344,6 +440,16 @@ fn check_efforts(prd: &Prd, config: &Config) -> Result<(), Error> {
     }
 }
 
+/// The sealed file policy.json records when its bytes are no longer what
+/// it records: (path, the recorded hash, today's hash or `unreadable`).
+fn sealed_changed(document: Option<&serde_json::Value>) -> Option<(String, String, String)> {
+    let sealed = &document?["sealed"];
+    let path = sealed["path"].as_str()?;
+    let was = sealed["sha256"].as_str()?;
+    let now = zurdo::sealed::sha256_of(path).unwrap_or_else(|| "unreadable".to_string());
+    (now != was).then(|| (path.to_string(), was.to_string(), now))
+}
+
 /// Records the policy of a fresh run (`policy` in prd.json, `policy.json`,
 /// `config-at-run-start.toml`), or, on resume, puts the run-start
 /// `[verification]` back in force and warns when today's config would hash
@@ -371,14 +477,37 @@ fn fix_policy(
     if state.policy == today {
         return Ok(state);
     }
+    let recorded = |v: &zurdo::verify::VerificationConfig| crate::policy::id(v) == state.policy;
+    let document = dir
+        .read_policy()
+        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok());
+    if let Some((path, was, now)) = sealed_changed(document.as_ref()) {
+        return Err(Error::invalid(format!(
+            "the sealed criteria changed since the run started: {path} was sha256 {was}, is {now}; restore it, or `zurdo run --reset` to start over under the new sealed criteria"
+        )));
+    }
     events.emit(Event::PolicyKept {
         policy: state.policy.clone(),
     });
-    let recorded = |v: &zurdo::verify::VerificationConfig| crate::policy::id(v) == state.policy;
+    // The sealed file of a fresh run's `--sealed` is not in its config
+    // file: it is taken from policy.json (the id vouches for it).
+    let recorded_sealed = document
+        .as_ref()
+        .and_then(|doc| doc["verification"]["sealed"].as_str())
+        .map(str::to_string);
     let from_config = dir
         .read_config_at_run_start()
         .and_then(|text| zurdo::verify::VerificationConfig::parse(&text).ok())
-        .filter(recorded);
+        .and_then(|v| {
+            if recorded(&v) {
+                return Some(v);
+            }
+            let v = zurdo::verify::VerificationConfig {
+                sealed: recorded_sealed.clone(),
+                ..v
+            };
+            recorded(&v).then_some(v)
+        });
     if let Some(v) = from_config {
         config.verification = v;
         return Ok(state);
@@ -386,9 +515,8 @@ fn fix_policy(
     events.emit(Event::PolicyRecordAltered {
         path: dir.config_at_run_start().display().to_string(),
     });
-    let from_document = dir
-        .read_policy()
-        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+    let from_document = document
+        .as_ref()
         .and_then(|doc| serde_json::from_value(doc["verification"].clone()).ok())
         .filter(recorded);
     match from_document {

@@ -59,6 +59,8 @@ pub(super) fn build(
                 &failures,
                 narrative,
             ));
+        } else {
+            context.push_str(&prompt::narrative_section(narrative));
         }
         context
     });

@@ -117,10 +117,23 @@ impl Run {
                 .collect();
             results.push(CriterionResult::from_hints(hints));
         }
+        // The sealed criteria run again whole (nothing of theirs is held).
+        let sealed = self.run_sealed(task);
         zurdo::verify::window::close(self.ctx.verifier.root(), &mut results);
+        let sealed_failed = self.judge_sealed(task, sealed);
         let names = naming::criterion_fns(task);
         let module = naming::task_module(task);
-        let mut out = Vec::new();
+        let mut out: Vec<Regression> = sealed_failed
+            .into_iter()
+            .map(|c| Regression {
+                criterion: c.subject,
+                failure: HintFailure {
+                    criterion: "(sealed)".to_string(),
+                    hint: "(sealed)".to_string(),
+                    reason: c.detail,
+                },
+            })
+            .collect();
         for ((criterion, result), name) in task.criteria.iter().zip(&results).zip(&names) {
             if result.verdict != CriterionVerdict::Failed {
                 continue;
@@ -262,6 +275,8 @@ impl Run {
             if let Some(t) = self.record.task_mut(&task.id) {
                 t.status = Status::Pending;
                 t.passed_at_preflight = false;
+                // What was approved no longer holds.
+                t.approvals.clear();
             }
         }
         self.save();

@@ -5,6 +5,7 @@
 use zurdo::verify::{CriterionResult, CriterionVerdict};
 use zurdo::{naming, Task};
 
+use super::attempt::Attempted;
 use super::record;
 use super::Run;
 use crate::event::{Event, Settled};
@@ -37,6 +38,8 @@ impl Run {
         let model = model.to_string();
         self.take_durable_baselines(task);
         let max = self.record.task(&task.id).map_or(1, |t| t.max_attempts);
+        // Rate-limit waits of the attempt about to run (none counted).
+        let mut waits = 0;
         loop {
             let attempt = self
                 .record
@@ -50,9 +53,20 @@ impl Run {
             if self.stopping() {
                 return;
             }
-            if let Some((status, settled)) = self.attempt(task, attempt, max, &model) {
-                self.settle(task, status, settled);
-                return;
+            match self.attempt(task, attempt, max, &model) {
+                Attempted::Settled(status, settled) => {
+                    self.settle(task, status, settled);
+                    return;
+                }
+                Attempted::Failed => waits = 0,
+                Attempted::Stopped => return,
+                // Not counted: the same attempt runs again after a
+                // rate-limit wait, or the run stops with the task pending.
+                Attempted::Unavailable(failure) => {
+                    if !self.agent_unavailable(task, attempt, &failure, &mut waits) {
+                        return;
+                    }
+                }
             }
         }
     }
@@ -66,6 +80,14 @@ impl Run {
             return Some((Status::Failed, Settled::HaltedBeforeStop));
         }
         let last = t.iterations.last().filter(|i| i.passed)?;
+        // A result a reviewer rejected is not settled on again: the task
+        // gets its next attempt.
+        if t.rejection
+            .as_ref()
+            .is_some_and(|r| r.attempt >= last.attempt)
+        {
+            return None;
+        }
         let manual = last
             .criteria
             .iter()
@@ -96,6 +118,8 @@ impl Run {
             .iter()
             .map(|c| self.ctx.verifier.criterion(c))
             .collect();
+        let sealed = self.run_sealed(task);
+        let sealed_failed = self.judge_sealed(task, sealed);
         self.end_pass(&task.id);
         if self.stopped_now().is_some() {
             // Stopped now mid-way: the criteria were killed; pre-flight
@@ -129,7 +153,9 @@ impl Run {
         if let Some(t) = self.record.task_mut(&task.id) {
             t.preflight_results = Some(records);
         }
-        if passing < results.len() {
+        // A sealed criterion that fails keeps the task for the agent (the
+        // live line counts them; nothing says which).
+        if passing < results.len() || !sealed_failed.is_empty() {
             self.save();
             return false;
         }
@@ -142,6 +168,12 @@ impl Run {
             t.passed_at_preflight = true;
         }
         let manual_only = task.criteria.iter().all(zurdo::Criterion::is_manual_only);
+        // Red first: a criterion already green proves nothing about this
+        // run; with the option, a task with no red one is not passed.
+        if self.ctx.config.verification.require_red_first && !manual_only {
+            self.settle(task, Status::Unproven, Settled::Unproven);
+            return true;
+        }
         self.settle(
             task,
             Status::passed(manual),

@@ -119,6 +119,7 @@ impl Run {
     /// captured and the frozen files hashed before any criterion runs, the
     /// window closes after the last one.
     fn judge(&mut self, task: &Task) -> Verification {
+        let began = std::time::SystemTime::now();
         let state = self.record.task(&task.id);
         let verified_tree = self.guards.tree_now();
         let set = self.guards.frozen(task);
@@ -188,6 +189,8 @@ impl Run {
                 .collect();
             demote_vanished_tests(task, &preflight, &attempts, &mut results);
         }
+        // The sealed criteria, in the same pass.
+        let sealed = self.run_sealed(task);
         let (broken, over_budget) = match self.ctx.check_standing() {
             Ok(broken) => (broken, None),
             Err(message) => (Vec::new(), Some(message)),
@@ -195,6 +198,7 @@ impl Run {
         // The verification window: evidence read by a passing hint must still
         // be what it was once the last check has run.
         let evidence_changed = zurdo::verify::window::close(self.ctx.verifier.root(), &mut results);
+        let sealed_failed = self.judge_sealed(task, sealed);
         // The in-place pass ends: what its criteria left running must not
         // serve the clean room's (or the next attempt's) checks.
         self.end_pass(&task.id);
@@ -243,6 +247,7 @@ impl Run {
                 .into_iter()
                 .chain(planted)
                 .chain(wrote_frozen)
+                .chain(sealed_failed)
                 .collect(),
             surface_stood_down: surface_stood_down
                 .map(|crate::evidence::surface::StandDown::TooMany(seen)| seen),
@@ -252,6 +257,9 @@ impl Run {
             // "each-task"); a regression fails this attempt.
             v.caught.extend(self.guard_earlier(task));
             self.end_pass(&task.id);
+            // The coverage gate: the changed lines the tests executed.
+            let gate = self.coverage_gate(task, v.verified_tree.as_deref(), began);
+            v.caught.extend(gate);
         }
         if v.passed_in_place() {
             v.clean_room =

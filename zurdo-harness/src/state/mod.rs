@@ -4,6 +4,8 @@
 //! the file when one cannot be kept.
 
 pub mod lock;
+pub mod review;
+pub mod review_log;
 pub mod run_state;
 
 use std::path::{Path, PathBuf};
@@ -46,6 +48,58 @@ pub const LOG_LIMIT: u64 = 256 * 1024 * 1024;
 
 /// Most bytes of the other small records read back (`config-at-run-start.toml`).
 pub const RECORD_LIMIT: u64 = 16 * 1024 * 1024;
+
+/// Most bytes of each of an attempt's `.out` and `.err` written as they
+/// arrive: what the agent's run keeps from each stream's start
+/// ([`zurdo::exec::Keep::GENEROUS`]). Past it the streamed file stops
+/// growing; the copy written when the agent ends holds the head, a cut
+/// line and the tail.
+pub const AGENT_OUTPUT_STREAMED: u64 = zurdo::exec::Keep::GENEROUS.head as u64;
+
+/// An attempt's `.out` and `.err`, written as the agent prints
+/// ([`StateDir::stream_agent_output`]).
+#[derive(Debug)]
+pub struct AgentOutput {
+    files: [Option<std::fs::File>; 2],
+    paths: [PathBuf; 2],
+    written: [u64; 2],
+    limit: u64,
+    error: Option<WriteError>,
+}
+
+impl AgentOutput {
+    /// Appends `bytes` to the stream's file, up to the limit; a failed
+    /// write stops that file (the first error is kept).
+    pub fn write(&mut self, stream: zurdo::exec::Stream, bytes: &[u8]) {
+        use std::io::Write;
+        let i = match stream {
+            zurdo::exec::Stream::Stdout => 0,
+            zurdo::exec::Stream::Stderr => 1,
+        };
+        let room = self.limit.saturating_sub(self.written[i]);
+        let take = bytes.len().min(usize::try_from(room).unwrap_or(usize::MAX));
+        if take == 0 {
+            return;
+        }
+        if let Some(file) = self.files[i].as_mut() {
+            match file.write_all(&bytes[..take]) {
+                Ok(()) => self.written[i] += take as u64,
+                Err(source) => {
+                    self.files[i] = None;
+                    self.error.get_or_insert(WriteError {
+                        path: self.paths[i].clone(),
+                        source,
+                    });
+                }
+            }
+        }
+    }
+
+    /// The first error opening or writing the files, if any.
+    pub fn error(&mut self) -> Option<WriteError> {
+        self.error.take()
+    }
+}
 
 /// A state file that could not be written.
 #[derive(Debug)]
@@ -138,6 +192,37 @@ impl StateDir {
         self.dir.join("progress.log")
     }
 
+    /// `review-log.jsonl`.
+    pub fn review_log(&self) -> PathBuf {
+        self.dir.join(review_log::FILE)
+    }
+
+    /// `review-log.jsonl` read back: `Ok(None)` when there is none yet, an
+    /// error naming why it cannot be read (a symlink, a FIFO, past
+    /// [`LOG_LIMIT`]).
+    pub fn read_review_log(&self) -> Result<Option<Vec<u8>>, String> {
+        match self.read(&[], review_log::FILE, LOG_LIMIT) {
+            Ok(bytes) => Ok(Some(bytes)),
+            Err(e) if e.is_not_found() => Ok(None),
+            Err(e) => Err(format!("{}: {e}", self.review_log().display())),
+        }
+    }
+
+    /// Appends one entry's line (a newline added) to `review-log.jsonl` in
+    /// one write, synced. Unlike progress.log, a symlink, FIFO or device in
+    /// its place is refused, never replaced: the chain is not restarted
+    /// behind the reviewer's back.
+    pub fn append_review(&self, line: &str) -> Result<(), WriteError> {
+        let fail = |source| WriteError {
+            path: self.review_log(),
+            source,
+        };
+        let dir = self.open(&[]).map_err(fail)?;
+        let mut bytes = line.as_bytes().to_vec();
+        bytes.push(b'\n');
+        dir.append(review_log::FILE, &bytes).map_err(fail)
+    }
+
     /// `iterations/<task>-<n>.<ext>`.
     pub fn iteration_file(&self, task: &str, attempt: u32, ext: &str) -> PathBuf {
         self.dir
@@ -153,6 +238,80 @@ impl StateDir {
     /// `reason/<name>.<ext>` as the report shows it (`.zurdo/<slug>/…`).
     pub fn reason_file_shown(&self, name: &str, ext: &str) -> String {
         format!(".zurdo/{}/reason/{name}.{ext}", self.slug)
+    }
+
+    /// `analyze-iterations/`: the `zurdo analyze --fix` trail, one
+    /// directory per session.
+    pub fn analyze_iterations(&self) -> PathBuf {
+        self.dir.join("analyze-iterations")
+    }
+
+    /// A new session directory under `analyze-iterations/`, named by the
+    /// time (`-2`, `-3`… when a session of that second exists); its name.
+    pub fn new_analyze_session(&self) -> Result<String, WriteError> {
+        let fail = |source| WriteError {
+            path: self.analyze_iterations(),
+            source,
+        };
+        let dir = self.open(&["analyze-iterations"]).map_err(fail)?;
+        let taken = dir.names().map_err(fail)?;
+        let stem = zurdo_base::time::now_for_file_name();
+        let mut name = stem.clone();
+        let mut n = 1;
+        while taken.contains(&name) {
+            n += 1;
+            name = format!("{stem}-{n}");
+        }
+        dir.child(&name, true).map_err(fail)?;
+        Ok(name)
+    }
+
+    /// One file of a `--fix` session's trail
+    /// (`analyze-iterations/<session>/<name>`).
+    pub fn write_analyze_file(
+        &self,
+        session: &str,
+        name: &str,
+        bytes: &[u8],
+    ) -> Result<(), WriteError> {
+        self.write(
+            &["analyze-iterations", session],
+            name,
+            bytes,
+            Durability::Unsynced,
+        )
+    }
+
+    /// `heal-log.jsonl`: one JSON line per accepted heal.
+    pub fn heal_log(&self) -> PathBuf {
+        self.dir.join("heal-log.jsonl")
+    }
+
+    /// Appends one line to `heal-log.jsonl` (synced). As for `progress.log`,
+    /// a symlink, FIFO or device in its place is removed, not followed, and
+    /// a new log begins: `Ok(true)` says so.
+    pub fn append_heal_log(&self, line: &[u8]) -> Result<bool, WriteError> {
+        let fail = |source| WriteError {
+            path: self.heal_log(),
+            source,
+        };
+        let dir = self.open(&[]).map_err(fail)?;
+        match dir.append("heal-log.jsonl", line) {
+            Ok(()) => Ok(false),
+            Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => {
+                dir.remove("heal-log.jsonl").map_err(fail)?;
+                dir.append("heal-log.jsonl", line).map_err(fail)?;
+                Ok(true)
+            }
+            Err(e) => Err(fail(e)),
+        }
+    }
+
+    /// `heal-log.jsonl` read back (empty when there is none or it cannot be
+    /// read).
+    pub fn read_heal_log(&self) -> Vec<u8> {
+        self.read(&[], "heal-log.jsonl", LOG_LIMIT)
+            .unwrap_or_default()
     }
 
     /// `reports/`.
@@ -246,6 +405,42 @@ impl StateDir {
         let err = format!("{task}-{attempt}.err");
         self.write(&["iterations"], &out, stdout, Durability::Unsynced)?;
         self.write(&["iterations"], &err, stderr, Durability::Unsynced)
+    }
+
+    /// Starts `.out` and `.err` of an attempt empty and keeps them open, so
+    /// what the agent prints is written as it arrives (`tail -f` follows a
+    /// running attempt; a killed one leaves what it printed). When the agent
+    /// ends, [`StateDir::write_agent_output`] replaces both with the copy
+    /// kept in memory. A file that cannot be opened (a symlink planted in
+    /// its place) is not streamed; the error is kept for the caller.
+    pub fn stream_agent_output(&self, task: &str, attempt: u32) -> AgentOutput {
+        let mut output = AgentOutput {
+            files: [None, None],
+            paths: [
+                self.iteration_file(task, attempt, "out"),
+                self.iteration_file(task, attempt, "err"),
+            ],
+            written: [0, 0],
+            limit: AGENT_OUTPUT_STREAMED,
+            error: None,
+        };
+        for (i, ext) in ["out", "err"].iter().enumerate() {
+            let name = format!("{task}-{attempt}.{ext}");
+            let opened = self.open(&["iterations"]).and_then(|d| {
+                d.replace(&name, b"", Durability::Unsynced)?;
+                d.open_append(&name)
+            });
+            match opened {
+                Ok(file) => output.files[i] = Some(file),
+                Err(source) => {
+                    output.error.get_or_insert(WriteError {
+                        path: self.iteration_file(task, attempt, ext),
+                        source,
+                    });
+                }
+            }
+        }
+        output
     }
 
     /// What an attempt's agent printed, read back (empty when missing or

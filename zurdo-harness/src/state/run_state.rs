@@ -65,6 +65,10 @@ pub enum Status {
     Failed,
     /// A task it depends on failed.
     BlockedByDependency,
+    /// Every criterion already held before any agent ran, and `[verification]
+    /// require_red_first` asks for at least one that was red then: nothing
+    /// in this run proves the task.
+    Unproven,
 }
 
 impl Status {
@@ -91,6 +95,7 @@ impl Status {
             Status::PassedPendingReview => "passed-pending-review",
             Status::Failed => "failed",
             Status::BlockedByDependency => "blocked-by-dependency",
+            Status::Unproven => "unproven",
         }
     }
 }
@@ -289,11 +294,46 @@ pub struct Injected {
 
 pub use crate::evidence::Witness;
 
+/// A `[manual]` criterion approved in `zurdo review`, pinned to its entry
+/// in `review-log.jsonl`: it counts only while that line is there, checks,
+/// and hashes to `sha256`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Approval {
+    /// The criterion, named as its cargo test.
+    pub criterion: String,
+    /// The entry's line in `review-log.jsonl` (1-based).
+    pub line: usize,
+    /// SHA-256 of that line.
+    pub sha256: String,
+}
+
+/// A review that sent the task back: the reason goes into its next
+/// prompt.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Rejection {
+    /// The criterion rejected, named as its cargo test.
+    pub criterion: String,
+    /// Why.
+    pub reason: String,
+    /// Who.
+    pub reviewer: String,
+    /// When (RFC 3339).
+    pub at: String,
+    /// The attempt whose result was rejected (0: a pre-flight pass).
+    pub attempt: u32,
+    /// The entry's line in `review-log.jsonl`.
+    pub line: usize,
+}
+
 /// One task's state.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct TaskState {
     /// The task id.
     pub id: String,
+    /// The task's `**Category**` (reports group tasks by it; none is
+    /// `Uncategorized`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub category: Option<String>,
     /// Its status.
     pub status: Status,
     /// Attempts spent (completed iterations).
@@ -360,6 +400,18 @@ pub struct TaskState {
     /// Lessons injected into this task's prompts.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub lessons_injected: Vec<Injected>,
+    /// The attempts it had spent when `zurdo run --retry-failed` last gave
+    /// it a fresh budget: stalls count only the attempts after it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retried_after: Option<u32>,
+    /// The `[manual]` criteria approved for the task's current result
+    /// (cleared when an attempt is recorded).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub approvals: Vec<Approval>,
+    /// The last review rejection (its attempt is not settled again from
+    /// what a stop left recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rejection: Option<Rejection>,
 }
 
 impl TaskState {
@@ -390,6 +442,21 @@ impl TaskState {
             }
         }
         flaky.into_iter().collect()
+    }
+
+    /// The attempt whose result the task's status rests on: the last
+    /// iteration's, 0 when it has none (a pre-flight pass).
+    pub fn current_attempt(&self) -> u32 {
+        self.iterations.last().map_or(0, |i| i.attempt)
+    }
+
+    /// The criteria records of the task's current result: the last
+    /// iteration's, else pre-flight's.
+    pub fn current_records(&self) -> &[CriterionRecord] {
+        match self.iterations.last() {
+            Some(it) => &it.criteria,
+            None => self.preflight_results.as_deref().unwrap_or_default(),
+        }
     }
 
     /// Cost over all attempts, when any attempt reported one.
@@ -441,6 +508,11 @@ pub struct RunState {
     /// `[reason] max_reasoner_calls_per_run`.
     #[serde(default)]
     pub reasoner_calls: u32,
+    /// `review-log.jsonl` as zurdo last wrote it (entries and the SHA-256 of
+    /// the last): an edited last entry or entries removed from the end are
+    /// found against it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub review_chain: Option<super::review_log::ChainHead>,
 }
 
 /// A run state read back, and whether zurdo can vouch for it.
@@ -507,6 +579,8 @@ impl RunState {
         self.policy.clear();
         self.toolchain.clear();
         self.ignore_rules = None;
+        // A head this record vouched for is not vouched for any more.
+        self.review_chain = None;
         for t in &mut self.tasks {
             t.status = Status::Pending;
             t.blocked_by = None;
@@ -518,6 +592,7 @@ impl RunState {
             t.retry_context = None;
             t.witness = None;
             t.halted = None;
+            t.approvals.clear();
         }
     }
 
@@ -604,6 +679,7 @@ mod tests {
                 ..TaskState::default()
             }],
             reasoner_calls: 0,
+            review_chain: None,
         }
     }
 

@@ -6,12 +6,21 @@ use serde_json::{json, Value};
 
 use super::argv::{self, choice, flag, many, val, ArgError, Mode, Opt, Parsed};
 use super::{
-    cwd, dir_arg, drive, emit, emit_raw, error_text, load_script, now_iso, piped_stdin,
-    shell_quote, stdin_is_tty, Agent, Auth, Ids, Invocation, ModelStatus, Op, Outcome, Tokens,
-    Tool, ToolEnd,
+    cwd, dir_arg, drive, emit, emit_raw, error_text, load_script, now_iso, now_ms, piped_stdin,
+    shell_quote, spelled_wait, stdin_is_tty, Agent, Auth, FailKind, Failing, Ids, Invocation,
+    ModelStatus, Op, Outcome, Tokens, Tool, ToolEnd,
 };
 
 const VERSION: &str = "0.171.0";
+/// What `codex debug models` printed for codex-cli 0.171.0 (captured: one
+/// model a line, `<slug> <list|hide> <api> <efforts>`, in codex's order).
+const MODELS: &str = include_str!("codex-0.171.0-models.txt");
+/// The DNS failure codex reports without a network (captured).
+const NO_DNS: &str =
+    "stream disconnected before completion: failed to lookup address information: Name does not resolve";
+/// What codex repeats, for good, once its retries are spent (captured).
+const WAITING: &str =
+    "Reconnecting... waiting for network (Connection failed: error sending request)";
 const DEFAULT_MODEL: &str = "gpt-5-codex";
 const SANDBOXES: &[&str] = &["read-only", "workspace-write", "danger-full-access"];
 
@@ -131,6 +140,7 @@ pub fn main(args: &[String]) -> u8 {
     match sub {
         Some("exec" | "e") => {}
         Some("login") => return login(&top.rest),
+        Some("debug") => return debug(&top.rest),
         _ if top.has("--help") => {
             println!("Codex CLI (zurdo stand-in)\n\n{TOP_USAGE}");
             return 0;
@@ -261,8 +271,20 @@ fn login(args: &[String]) -> u8 {
     }
 }
 
+/// `codex debug models`: the model catalog of codex-cli 0.171.0.
+fn debug(args: &[String]) -> u8 {
+    if args.first().map(String::as_str) != Some("models") || args.len() > 1 {
+        eprintln!("zurdo stand-in: only `codex debug models` is imitated");
+        return 2;
+    }
+    print!("{MODELS}");
+    0
+}
+
 struct Codex {
     json: bool,
+    /// Warn that the model's metadata is not in codex's catalog.
+    unlisted: bool,
     thread: String,
     items: usize,
     may_edit: bool,
@@ -287,6 +309,7 @@ impl Codex {
             );
         Codex {
             json: p.has("--json"),
+            unlisted: false,
             thread,
             items: 0,
             may_edit,
@@ -306,6 +329,14 @@ impl Codex {
     fn begin(&mut self, inv: &Invocation) {
         if self.json {
             emit(&json!({"type": "thread.started", "thread_id": self.thread}));
+            if self.unlisted {
+                let id = self.item_id();
+                self.completed(json!({
+                    "id": id,
+                    "type": "error",
+                    "message": format!("Model metadata for `{}` not found. Defaulting to fallback metadata; this can degrade performance and cause issues.", self.model),
+                }));
+            }
             emit(&json!({"type": "turn.started"}));
             // Real builds print tracing lines; readers must skip what is not JSON.
             emit_raw(&format!(
@@ -319,6 +350,51 @@ impl Codex {
                 self.workdir, self.model, self.thread
             );
             eprintln!("user\n{}\n", inv.prompt);
+        }
+    }
+
+    /// A non-fatal `error` event (stderr without `--json`); false when
+    /// nobody reads stdout any more.
+    fn notice(&mut self, message: &str) -> bool {
+        use std::io::Write;
+        if self.json {
+            let line = super::json_line(&json!({"type": "error", "message": message}));
+            let mut out = std::io::stdout().lock();
+            writeln!(out, "{line}").and_then(|()| out.flush()).is_ok()
+        } else {
+            eprintln!("{message}");
+            true
+        }
+    }
+
+    /// No network, as captured (codex-json-long), faster: four numbered
+    /// retries on the DNS failure, the fall back to HTTPS, then `waiting
+    /// for network` for good, never a `turn.failed`. It never gives up on
+    /// its own (until killed, or its stdout is gone).
+    fn waiting_for_network(&mut self) -> u8 {
+        let pause = |ms| std::thread::sleep(std::time::Duration::from_millis(ms));
+        for n in 2..=5 {
+            eprintln!(
+                "{} ERROR codex_api::endpoint::responses_websocket: failed to connect to Responses WebSocket stage=Unknown",
+                now_iso()
+            );
+            if !self.notice(&format!("Reconnecting... {n}/5 ({NO_DNS})")) {
+                return 1;
+            }
+            pause(100);
+        }
+        let id = self.item_id();
+        self.completed(json!({
+            "id": id,
+            "type": "error",
+            "message": format!("Falling back from WebSockets to HTTPS transport. {NO_DNS}"),
+        }));
+        loop {
+            if !self.notice(WAITING) {
+                // Nobody reads any more: end as codex does on a closed pipe.
+                return 101;
+            }
+            pause(1000);
         }
     }
 
@@ -388,6 +464,15 @@ impl Agent for Codex {
             "message": format!("Model metadata for `{m}` not found. Defaulting to fallback metadata; this can degrade performance and cause issues."),
         }));
         self.fail(&format!("unexpected status 404 Not Found: The model `{m}` does not exist or you do not have access to it."))
+    }
+
+    fn unlisted(&mut self, _inv: &Invocation) {
+        self.unlisted = true;
+    }
+
+    fn offline(&mut self, inv: &Invocation) -> u8 {
+        self.begin(inv);
+        self.waiting_for_network()
     }
 
     fn start(&mut self, inv: &Invocation, _planned_steps: usize, usage: Option<Tokens>) {
@@ -501,6 +586,30 @@ impl Agent for Codex {
             }
         }
         self.completed(item);
+    }
+
+    fn cannot_work(&mut self, inv: &Invocation, f: &Failing, _o: &Outcome) -> u8 {
+        match f.kind {
+            // openai/codex#8987.
+            FailKind::Quota => self.fail("Quota exceeded. Check your plan and billing details."),
+            FailKind::RateLimit => match f.resets_at {
+                // openai/codex#3124, #3899.
+                Some(at) => self.fail(&format!(
+                    "You've hit your usage limit. Upgrade to Pro (https://openai.com/chatgpt/pricing) or try again in {}.",
+                    spelled_wait(at.saturating_sub(now_ms() / 1000))
+                )),
+                // openai/codex#10550.
+                None => {
+                    let mut ids = Ids::new(&["codex-429", &inv.prompt]);
+                    let request = ids.uuid(4);
+                    self.fail(&format!(
+                        "exceeded retry limit, last status: 429 Too Many Requests, request id: {request}"
+                    ))
+                }
+            },
+            FailKind::Network => self.waiting_for_network(),
+            FailKind::Auth | FailKind::Crash => self.auth_missing(inv),
+        }
     }
 
     fn finish(&mut self, _inv: &Invocation, o: &Outcome) -> u8 {

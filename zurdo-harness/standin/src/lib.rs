@@ -35,7 +35,10 @@
 //!
 //! Other output formats work too (claude `text`/`json`, codex without
 //! `--json`, copilot `text`, gemini `text`/`json`), as do the version flags,
-//! `claude auth status` and `codex login status`. (Through `zurdo stand-in`,
+//! `claude auth status`, `codex login status` and `codex debug models`
+//! (which prints the model list captured from codex-cli 0.171.0,
+//! `src/codex-0.171.0-models.txt`: one model a line, `<slug> <list|hide>
+//! <api> <efforts>`, in codex's order). (Through `zurdo stand-in`,
 //! a `--version`, `-V`, `--help` or `-h` right after the CLI's name is taken
 //! by zurdo's own argument parser; claude, copilot and gemini also answer
 //! `-v`, codex `exec --version`.) The working directory is
@@ -77,8 +80,9 @@
 //!   "markers": {"probe": "probe:", "reasoner": "reason:"},
 //!   "probe": {"text": "OK"},
 //!   "reason": [{"contains": "diagnosis", "attempt": {"text": "a guess"}}],
-//!   "models": {"gpt-9": "unknown", "opus-max": "plan", "sso-only": "unauthenticated"},
+//!   "models": {"gpt-9": "unknown", "opus-max": "plan", "sso-only": "unauthenticated", "gpt-5-codex": "unlisted"},
 //!   "auth": "ok",
+//!   "network": "up",
 //!   "log": "invocations.jsonl"
 //! }
 //! ```
@@ -106,8 +110,8 @@
 //!   lesson extraction). They never consume an attempt (counted in
 //!   `<script>.reasons`); with no matching rule the reasoner answers an
 //!   empty text.
-//! * `models`: `"unknown"`, `"plan"` (plan-gated), `"unauthenticated"` or
-//!   `"ok"`, keyed by the model named on the command line (or the CLI's
+//! * `models`: `"unknown"`, `"plan"` (plan-gated), `"unauthenticated"`,
+//!   `"unlisted"` or `"ok"`, keyed by the model named on the command line (or the CLI's
 //!   default model; for claude also the full name an alias resolves to:
 //!   `sonnet` → `claude-sonnet-5`, `opus` → `claude-opus-4-8`, `haiku` →
 //!   `claude-haiku-4-5`, `fable` → `claude-fable-5`). Applies to probes and
@@ -122,7 +126,12 @@
 //!   supported when using Codex with a ChatGPT account.`), exit 1; copilot —
 //!   stderr `Error: No supported model available: …`, exit 1, no stdout;
 //!   gemini — `result` `status:"error"` with the API's 404/403 text, exit 1.
-//!   `unauthenticated` behaves as `"auth": "missing"`.
+//!   `unauthenticated` behaves as `"auth": "missing"`. `unlisted` is a model
+//!   that works but that the CLI's own catalog does not list: codex first
+//!   reports the ``Model metadata for `M` not found. Defaulting to fallback
+//!   metadata; this can degrade performance and cause issues.`` item
+//!   (`item.completed`, type `error`, right after `thread.started`, as
+//!   captured) and goes on; the other CLIs behave as for `ok`.
 //! * `auth`: `"missing"` makes every invocation fail as that CLI does when
 //!   logged out (no attempt consumed): claude — init, synthetic assistant
 //!   `"error":"authentication_failed"` `Not logged in · Please run /login`,
@@ -131,6 +140,28 @@
 //!   authentication information found.` …, exit 1; gemini — stderr `Please
 //!   set an Auth method in your ~/.gemini/settings.json …`, exit 41 (before
 //!   the trust check, as the real one).
+//! * `network`: `"down"` makes every invocation (after the auth and model
+//!   checks; no attempt consumed) do what the real CLI did with no network
+//!   to its vendor (`real-runs/*-long`, `copilot-fake`), with the real
+//!   messages but less waiting: codex — `thread.started` (the `unlisted`
+//!   warning), `turn.started`, `error` `Reconnecting... 2/5 (stream
+//!   disconnected before completion: failed to lookup address information:
+//!   Name does not resolve)` to `5/5` 0.1 s apart (each with a
+//!   `codex_api::endpoint::responses_websocket` ERROR line on stderr), the
+//!   `item.completed` error item `Falling back from WebSockets to HTTPS
+//!   transport. …`, then `error` `Reconnecting... waiting for network
+//!   (Connection failed: error sending request)` every second, for good:
+//!   like the real one it never exits on its own (it ends when killed, or
+//!   when nobody reads its stdout); claude — ten `system`/`api_retry` events
+//!   without an HTTP status 0.2 s apart, then `API Error: Unable to connect
+//!   to API (ConnectionRefused)` (`server_error`, result `is_error:true`),
+//!   exit 1; gemini — nine `Attempt N failed. Retrying with backoff...
+//!   Error: exception TypeError: fetch failed sending request` lines on
+//!   stderr 0.2 s apart, then `result` `status:"error"` `[API Error:
+//!   exception TypeError: fetch failed sending request]`, exit 1; copilot —
+//!   stderr `Error: Authentication token found but could not be
+//!   validated.` / `Failed to fetch PAT user login: network fetch failed: …`,
+//!   exit 1. Default `"up"`.
 //! * `log`: a file (relative to the script's directory) that gets one JSON
 //!   line per invocation: `{"cli", "args", "cwd", "workdir", "prompt",
 //!   "probe", "reasoner", "attempt"}` (`probe` and `reasoner` say what the
@@ -178,6 +209,26 @@
 //!   `server_error`, `model_not_found`, `unknown`) + result `is_error:true`;
 //!   codex `error` + `turn.failed`; copilot `session.error` + result
 //!   `exitCode:1`; gemini result `status:"error"`. Exit 1.
+//! * `fail`: the CLI cannot work, acted out with the real CLI's words,
+//!   stream and exit code: `"auth"`, `"quota"`, `"rate_limit"`,
+//!   `"network"` or `"crash"`, or `{"kind": "rate_limit", "resets_in_s":
+//!   N}` (a limit that resets N seconds from now, said where the CLI says
+//!   it). Where the real CLI meets it before any turn (`auth` everywhere,
+//!   `network` for copilot, which validates its login over the network)
+//!   nothing of the attempt is done; otherwise it comes after the actions
+//!   (work done, then the failure), in place of the final answer:
+//!
+//!   | CLI | `quota` | `rate_limit` | `network` |
+//!   |---|---|---|---|
+//!   | claude | synthetic assistant `billing_error` + result `api_error_status` 429 `You've hit your monthly spend limit. Switch to another model to continue.` (CLI-NOTES §5), exit 1 | with a reset: `rate_limit_event` `{"status":"rejected","resetsAt":<unix s>}` (desplega-ai/agent-swarm#508), then `You've hit your limit · resets 7pm (UTC)` (anthropics/claude-code#23236); without: `API Error: 429 {…"rate_limit_error"…}` (#6119); exit 1 | ten `system`/`api_retry` (`error_status: null`), 300 ms apart, then `API Error: Unable to connect to API (ConnectionRefused)` (real-runs/claude-fakekey-long), exit 1 |
+//!   | codex | `error` + `turn.failed` `Quota exceeded. Check your plan and billing details.` (openai/codex#8987), exit 1 | with a reset: `You've hit your usage limit. Upgrade to Pro (https://openai.com/chatgpt/pricing) or try again in 2 minutes.` (#3124); without: `exceeded retry limit, last status: 429 Too Many Requests, request id: …` (#10550); exit 1 | `Reconnecting... 2/5 … 5/5 (…failed to lookup address information…)`, the `Falling back from WebSockets to HTTPS transport` item, then `Reconnecting... waiting for network (Connection failed: error sending request)` every 5 s for ever, never `turn.failed` (real-runs/codex-json) |
+//!   | copilot | `session.error` `quota` `You have no quota` (github/copilot-cli#730) + result `exitCode` 1, exit 1 | `session.error` `rate_limit` `Sorry, you've hit a rate limit … Please try again in 2 minutes. …` (#2336, #2769), exit 1 | at start, stderr `Error: Authentication token found but could not be validated.` / `Failed to fetch PAT user login: network fetch failed…` (real-runs/copilot-fake), exit 1 |
+//!   | gemini | result `error.type` `TerminalQuotaError`, `You exceeded your current quota…` (google-gemini/gemini-cli#26840, #1088), exit 1 | result `[API Error: …"Resource has been exhausted (e.g. check quota)."…RESOURCE_EXHAUSTED…]` (#1905; gemini says no reset time), exit 1 | nine `Attempt N failed. Retrying with backoff... Error: exception TypeError: fetch failed sending request` with their stack, 300 ms apart, `Error when talking to Gemini API Full report available at: …`, result `[API Error: exception TypeError: fetch failed sending request]` (real-runs/gemini-fake-long), exit 1 |
+//!
+//!   `auth` fails as the script-wide `"auth": "missing"` does (above), for
+//!   this attempt only; `crash` does the actions, then dies of SIGSEGV (no core
+//!   file). The real waits are shortened (claude's retries take 3 min,
+//!   gemini's 3.5 min); the words, events and exit codes are the real ones.
 //! * `exit`: the exit status, overriding the CLI's own.
 //!
 //! Claude's `--max-turns N` stops after N tool steps when more remain (result
@@ -210,8 +261,8 @@ mod script;
 mod support;
 
 pub use script::{
-    Attempt, Auth, Commands, ErrorKind, ErrorSpec, Markers, ModelStatus, PromptRule, Script,
-    Tokens, ToolCallSpec,
+    Attempt, Auth, Commands, ErrorKind, ErrorSpec, Fail, FailDetail, FailKind, Markers,
+    ModelStatus, Network, PromptRule, Script, Tokens, ToolCallSpec,
 };
 
 pub(crate) use engine::*;

@@ -44,6 +44,9 @@ pub struct Script {
     /// Whether the CLI is logged in.
     #[serde(skip_serializing_if = "is_default")]
     pub auth: Auth,
+    /// Whether the CLI can reach its vendor.
+    #[serde(skip_serializing_if = "is_default")]
+    pub network: Network,
     /// A file that gets one JSON line per invocation (`cli`, `args`, `cwd`,
     /// `workdir`, `prompt`, `probe`, `reasoner`, `attempt`); relative to the
     /// script's directory.
@@ -151,6 +154,10 @@ pub struct Attempt {
     /// A run-level error, reported the CLI's way after the actions.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<ErrorSpec>,
+    /// The CLI cannot work: it fails exactly as the real one does (its
+    /// own words, stream and exit code), at start or after the actions.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fail: Option<Fail>,
     /// The process exit status; default 0, or the CLI's own on an error.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub exit: Option<u8>,
@@ -302,6 +309,64 @@ pub enum ErrorKind {
     Other,
 }
 
+/// A CLI that cannot work: `"fail": "auth"` or `"fail": {"kind":
+/// "rate_limit", "resets_in_s": 2}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Fail {
+    /// Just the kind.
+    Kind(FailKind),
+    /// The kind and when a rate limit resets.
+    Detailed(FailDetail),
+}
+
+impl Fail {
+    /// The kind.
+    pub fn kind(&self) -> FailKind {
+        match self {
+            Fail::Kind(k) => *k,
+            Fail::Detailed(d) => d.kind,
+        }
+    }
+
+    /// Seconds until a rate limit resets, when the script says.
+    pub fn resets_in_s(&self) -> Option<u64> {
+        match self {
+            Fail::Kind(_) => None,
+            Fail::Detailed(d) => d.resets_in_s,
+        }
+    }
+}
+
+/// `{"kind": …, "resets_in_s": …}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FailDetail {
+    /// What fails.
+    pub kind: FailKind,
+    /// For a rate limit: it resets this many seconds from now (the CLIs
+    /// that say when: claude, codex, copilot).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resets_in_s: Option<u64>,
+}
+
+/// How a CLI cannot work.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailKind {
+    /// Not logged in.
+    Auth,
+    /// Out of quota or credits.
+    Quota,
+    /// Rate limited (with `resets_in_s`, it says when it resets).
+    RateLimit,
+    /// No network: codex waits for it forever, claude and gemini retry then
+    /// fail, copilot fails at its login check.
+    Network,
+    /// The CLI dies of a segmentation fault.
+    Crash,
+}
+
 /// How a model behaves.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -315,6 +380,9 @@ pub enum ModelStatus {
     Plan,
     /// Needs a login the CLI does not have.
     Unauthenticated,
+    /// Works, but the CLI's own catalog does not list it (codex warns
+    /// ``Model metadata for `M` not found…`` and goes on).
+    Unlisted,
 }
 
 /// Whether the CLI is logged in.
@@ -326,6 +394,17 @@ pub enum Auth {
     Ok,
     /// Not logged in: every invocation fails the CLI's way.
     Missing,
+}
+
+/// Whether the CLI can reach its vendor.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Network {
+    /// It can.
+    #[default]
+    Up,
+    /// It cannot: every invocation behaves as the CLI does offline.
+    Down,
 }
 
 impl Script {
@@ -441,7 +520,7 @@ mod tests {
     fn a_written_script_holds_only_what_differs_and_reads_back() {
         assert_eq!(serde_json::to_string(&Script::default()).unwrap(), "{}");
         assert_eq!(serde_json::to_string(&Attempt::default()).unwrap(), "{}");
-        let text = r#"{"attempts":[{"write":{"a":"b"},"retries":2,"usage":null}],"markers":{"probe":"P:"},"auth":"missing"}"#;
+        let text = r#"{"attempts":[{"write":{"a":"b"},"retries":2,"usage":null}],"markers":{"probe":"P:"},"models":{"m":"unlisted"},"auth":"missing","network":"down"}"#;
         let script: Script = serde_json::from_str(text).unwrap();
         assert_eq!(serde_json::to_string(&script).unwrap(), text);
     }

@@ -22,7 +22,7 @@ const PRD: &str = "# PRD: f\n\n## Task: task-1 — Make it pass\n**Effort**: low
 #[test]
 fn editing_a_frozen_file_fails_the_iteration_and_the_retry_says_so() {
     let script = r#"{"attempts": [
-        {"write": {"out.txt": "ok\n", "tests/expected.txt": "whatever passes\n"}},
+        {"write": {"out.txt": "ok\n", "tests/expected.txt": "whatever passes\n"}, "text": "I made the expectation match."},
         {"write": {"tests/expected.txt": "ok\n"}, "echo_prompt_to": "prompt-2.txt"}
     ]}"#;
     let r = run_repo(PRD, "", &[("tests/expected.txt", "ok\n")], script, false);
@@ -37,6 +37,12 @@ fn editing_a_frozen_file_fails_the_iteration_and_the_retry_says_so() {
     let prompt = std::fs::read_to_string(r.path().join("prompt-2.txt")).expect("prompt");
     assert!(prompt.starts_with("# Frozen Path Violation"), "{prompt}");
     assert!(prompt.contains("- tests/expected.txt"), "{prompt}");
+    // The criteria passed, so there is no "what failed" section, but the
+    // agent's own account still comes back to it (issue 19).
+    assert!(
+        prompt.contains("## What you said last time (tail)\n\nI made the expectation match."),
+        "{prompt}"
+    );
     assert_eq!(
         state["tasks"][0]["iterations"][1]["passed"], true,
         "reverted on attempt 2"

@@ -5,27 +5,35 @@
 
 mod common;
 
+mod analyze;
 mod baseline;
 mod baselines;
 mod confinement;
+mod coverage;
 mod detection;
 mod file_hints;
 mod frozen;
+mod heal;
 mod hostile_hints;
 mod hostile_input;
 mod hostile_state;
+mod infra;
 mod interrupt;
 mod leftovers;
 mod live_output;
 mod lumen;
 mod policy;
+mod probe;
 mod provenance;
 mod reason;
 mod red_team;
 mod regression;
 mod report;
 mod resume_prompt;
+mod review;
 mod run;
+mod sealed;
+mod skills;
 mod snapshots;
 mod standin;
 mod standing;

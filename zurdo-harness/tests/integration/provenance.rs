@@ -54,3 +54,35 @@ fn a_tool_swapped_on_path_outside_the_repository_only_warns() {
     let log = std::fs::read_to_string(state_dir(root).join("progress.log")).expect("log");
     assert!(log.contains("\"event\":\"verifier_context\""), "{log}");
 }
+
+/// Issue 18: `[verification] require_red_first`. A task whose criteria all
+/// held before any agent ran ends `unproven` (exit 1), not `passed`; beside
+/// it, a task whose criterion was red at pre-flight and is green after its
+/// attempt passes.
+#[test]
+fn with_require_red_first_a_task_green_before_the_run_is_unproven() {
+    let prd = "# PRD: red\n\n\
+        ## Task: task-green — Already done\n**Effort**: low\n**Depends-on**: []\n\n\
+        ### Description\nNothing to do.\n\n### Acceptance Criteria\n- [ ] there [file-exists: there.txt]\n\n\
+        ## Task: task-red — Real work\n**Effort**: low\n**Depends-on**: []\n\n\
+        ### Description\nWrite new.txt.\n\n### Acceptance Criteria\n- [ ] new [file-exists: new.txt]\n";
+    let script = r#"{"attempts": [{"write": {"new.txt": "x"}}]}"#;
+    let r = crate::common::run_repo(
+        prd,
+        "[verification]\nrequire_red_first = true\n",
+        &[("there.txt", "x")],
+        script,
+        false,
+    );
+    let out = crate::common::zurdo_run(r.path(), &["--skip-model-check"], &[]);
+    let stderr = crate::common::text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("unproven: every criterion held before any agent ran"),
+        "{stderr}"
+    );
+    let state = crate::common::state(r.path());
+    assert_eq!(state["tasks"][0]["status"], "unproven");
+    assert_eq!(state["tasks"][1]["status"], "passed");
+    assert!(crate::common::text(&out.stdout).contains("1 unproven"));
+}

@@ -85,3 +85,34 @@ fn the_demo_is_wrong_first_and_right_on_retry() {
         assert_eq!(counter("probes"), "1\n", "{cli}: the probe consumed none");
     }
 }
+
+/// Issue 19: `zurdo demo` lays out a git repository, so a newcomer sees
+/// baselines, rollback refs and `run-diff.patch` too.
+#[test]
+fn the_demo_runs_in_a_git_repository() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let dir = tmp.path().join("demo");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_zurdo"))
+        .args(["demo", "--dir"])
+        .arg(&dir)
+        .output()
+        .expect("zurdo demo runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(!stderr.contains("not a git repository"), "{stderr}");
+    let state = std::fs::read_dir(dir.join(".zurdo"))
+        .expect(".zurdo")
+        .flatten()
+        .find(|e| e.file_name().to_string_lossy().starts_with("demo-") && e.path().is_dir())
+        .expect("the demo's state")
+        .path();
+    let patch = read(&state.join("run-diff.patch"));
+    assert!(patch.contains("+++ b/greeting.txt"), "{patch}");
+    let refs = std::process::Command::new("git")
+        .args(["for-each-ref", "--format=%(refname)", "refs/zurdo"])
+        .current_dir(&dir)
+        .output()
+        .expect("git runs");
+    let refs = String::from_utf8_lossy(&refs.stdout);
+    assert!(refs.contains("/task-greeting"), "{refs}");
+}

@@ -63,6 +63,7 @@ pub fn trials(sources: &[Source]) -> Result<Vec<Trial>, String> {
                 format!("{}: cannot open the repository root: {e}", root.display())
             })?);
         add_trials(&mut trials, source, &prd, &verifier);
+        add_sealed(&mut trials, source, &prd, &root, &verifier)?;
         add_standing(&mut trials, source, &verifier)?;
     }
     Ok(trials)
@@ -100,6 +101,69 @@ fn add_standing(
                 Err(verify::render::standing_failure(&rule, &result).into())
             }
         }));
+    }
+    Ok(())
+}
+
+/// The environment variable that names a sealed file for the harness
+/// (takes the place of `[verification] sealed`).
+pub const SEALED_ENV: &str = "ZURDO_SEALED";
+
+/// One trial per sealed criterion ([`crate::sealed`]), named
+/// `<task>::sealed::<criterion>`, when a sealed file is named
+/// (`ZURDO_SEALED`, else `[verification] sealed`) and present. One the
+/// config names that is not on this machine is said on stderr and skipped
+/// (a teammate without the file still runs the PRD's own criteria); one
+/// `ZURDO_SEALED` names must be there.
+fn add_sealed(
+    trials: &mut Vec<Trial>,
+    source: &Source,
+    prd: &Prd,
+    root: &Path,
+    verifier: &Arc<Verifier>,
+) -> Result<(), String> {
+    let (path, required) = match std::env::var_os(SEALED_ENV) {
+        Some(path) if !path.is_empty() => (std::path::PathBuf::from(path), true),
+        _ => match &verifier.config().sealed {
+            Some(written) => (crate::sealed::resolve(written), false),
+            None => return Ok(()),
+        },
+    };
+    if !required && !path.exists() {
+        eprintln!(
+            "zurdo: the sealed criteria of {} ({}) are not on this machine: not run",
+            source.display,
+            path.display()
+        );
+        return Ok(());
+    }
+    let sealed = crate::sealed::load(&path, prd, root)?;
+    let display: &'static str = Box::leak(sealed.path.display().to_string().into_boxed_str());
+    for &index in &prd.run_order {
+        let task = &prd.tasks[index];
+        let mut names: Vec<String> = Vec::new();
+        for criterion in sealed.of(&task.id) {
+            let base = crate::naming::identifier(&criterion.title);
+            let mut name = base.clone();
+            let mut n = 1;
+            while names.contains(&name) {
+                n += 1;
+                name = format!("{base}_{n}");
+            }
+            names.push(name.clone());
+            let module = crate::naming::task_module(task);
+            let full = match source.module {
+                Some(prefix) => format!("{prefix}::{module}::sealed::{name}"),
+                None => format!("{module}::sealed::{name}"),
+            };
+            let manual = criterion.hints.iter().any(|h| h.is_manual());
+            let verifier = Arc::clone(verifier);
+            let criterion = criterion.clone();
+            trials.push(
+                Trial::test(full, move || run(&verifier, &criterion, display))
+                    .with_ignored_flag(manual),
+            );
+        }
     }
     Ok(())
 }

@@ -49,6 +49,12 @@ pub struct VerificationConfig {
     /// task's passing attempt, which fails on a regression while the agent
     /// can still fix it) or `"off"`.
     pub regression_guard: String,
+    /// The coverage gate (`[verification.coverage]`): off without sources.
+    pub coverage: CoverageConfig,
+    /// A criterion already green at pre-flight is no evidence for its task:
+    /// a task needs one that was red then and is green now, else it ends
+    /// `unproven` (default false: it passes with a warning).
+    pub require_red_first: bool,
     /// Compare the verdict surface at every attempt with the task's start:
     /// the files that decide how tests are found and judged (pytest's
     /// settings, `conftest.py` hooks, `Cargo.toml`'s test switches, the
@@ -69,7 +75,44 @@ pub struct VerificationConfig {
     /// Repository globs neither surface watches: a task whose job is to
     /// write the test machinery itself. Default none.
     pub surface_exempt: Vec<String>,
+    /// The sealed criteria's file ([`crate::sealed`]): criteria the agent
+    /// never sees, outside the repository (`~` is the home directory; a
+    /// relative path is the repository's). `zurdo run --sealed` overrides
+    /// it. Default none.
+    pub sealed: Option<String>,
 }
+
+/// `[verification.coverage]`: after a task's criteria pass, the share of
+/// the lines it changed that its tests executed must reach `threshold`,
+/// read from the coverage reports the criteria's own commands write.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CoverageConfig {
+    /// Repository-relative paths or globs of the reports (lcov, Cobertura
+    /// XML, coverage.py JSON, Go cover profiles); none turns the gate off.
+    pub sources: Vec<String>,
+    /// The least share (0 to 1) of changed code lines executed.
+    pub threshold: f64,
+}
+
+impl Default for CoverageConfig {
+    fn default() -> Self {
+        CoverageConfig {
+            sources: Vec::new(),
+            threshold: 0.8,
+        }
+    }
+}
+
+impl CoverageConfig {
+    /// True when the gate runs (some source is named).
+    pub fn enabled(&self) -> bool {
+        !self.sources.is_empty()
+    }
+}
+
+// The threshold is checked finite when the config is read.
+impl Eq for CoverageConfig {}
 
 /// One `[[verification.standing]]` entry as written.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -114,10 +157,13 @@ impl Default for VerificationConfig {
             clean_room: "off".to_string(),
             zurdo_verify_env: false,
             regression_guard: "run-end".to_string(),
+            coverage: CoverageConfig::default(),
+            require_red_first: false,
             verdict_surface: true,
             verdict_surface_extra: Vec::new(),
             environment_surface: true,
             surface_exempt: Vec::new(),
+            sealed: None,
         }
     }
 }
@@ -213,6 +259,24 @@ impl VerificationConfig {
                 ),
             ));
         }
+        let threshold = v.coverage.threshold;
+        if !(0.0..=1.0).contains(&threshold) {
+            return Err(at(
+                &spans.coverage,
+                format!("[verification.coverage] threshold = {threshold}: use a number from 0 to 1 (0.8: four changed code lines in five executed by the tests)"),
+            ));
+        }
+        let mut sources = Vec::with_capacity(v.coverage.sources.len());
+        for source in &v.coverage.sources {
+            let path = paths::frozen_glob(source).map_err(|e| {
+                at(
+                    &spans.coverage,
+                    format!("[verification.coverage] sources {e}"),
+                )
+            })?;
+            sources.push(path.as_str().to_string());
+        }
+        v.coverage.sources = sources;
         if !matches!(v.regression_guard.as_str(), "run-end" | "each-task" | "off") {
             return Err(at(
                 &spans.regression_guard,
@@ -221,6 +285,16 @@ impl VerificationConfig {
                     v.regression_guard
                 ),
             ));
+        }
+        if let Some(sealed) = &v.sealed {
+            if !(sealed.starts_with('/') || sealed.starts_with("~/")) {
+                return Err(at(
+                    &spans.sealed,
+                    format!(
+                        "[verification] sealed = \"{sealed}\": use an absolute path or one under ~/ (the sealed file lives outside the repository, e.g. \"~/.config/zurdo/sealed/app.md\")"
+                    ),
+                ));
+            }
         }
         super::env::check_allowlist(&v.env_allowlist)?;
         let mut protected = Vec::with_capacity(v.protected_paths.len());
@@ -321,6 +395,8 @@ struct Spans {
     standing_budget_seconds: Option<Spanned<IgnoredAny>>,
     clean_room: Option<Spanned<IgnoredAny>>,
     regression_guard: Option<Spanned<IgnoredAny>>,
+    sealed: Option<Spanned<IgnoredAny>>,
+    coverage: Option<Spanned<IgnoredAny>>,
     protected_paths: Option<Vec<Spanned<IgnoredAny>>>,
     verdict_surface_extra: Option<Vec<Spanned<IgnoredAny>>>,
     surface_exempt: Option<Vec<Spanned<IgnoredAny>>>,

@@ -35,7 +35,9 @@ use disabled::structural;
 #[cfg(feature = "lumen")]
 mod structural;
 
-pub use config::{ConfigError, StandingRule, StandingRuleConfig, VerificationConfig, CONFIG_PATH};
+pub use config::{
+    ConfigError, CoverageConfig, StandingRule, StandingRuleConfig, VerificationConfig, CONFIG_PATH,
+};
 pub use counts::{tests_vanished, TestCounts};
 pub use files::ABSENT;
 pub use grep::IgnoreRules;

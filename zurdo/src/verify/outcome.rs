@@ -183,6 +183,18 @@ pub enum Reason {
     },
 }
 
+impl Reason {
+    /// The typed reason's name alone (`exit_code`, `no_match`, …), as its
+    /// JSON `reason` field spells it: what a sealed criterion's failure
+    /// may say without its values.
+    pub fn tag(&self) -> String {
+        serde_json::to_value(self)
+            .ok()
+            .and_then(|v| v["reason"].as_str().map(str::to_string))
+            .unwrap_or_else(|| "failed".to_string())
+    }
+}
+
 impl std::fmt::Display for Reason {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {

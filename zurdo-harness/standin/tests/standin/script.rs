@@ -641,3 +641,167 @@ fn other_output_formats_work() {
     );
     assert_eq!(r.stdout, "plain answer\n");
 }
+
+#[test]
+fn offline_clis_do_what_the_real_ones_did_without_a_network() {
+    let work = repo();
+    let s = Scripted::new(json!({"network": "down", "models": {"gpt-5-codex": "unlisted"}}));
+
+    // Codex: the captured sequence, then `waiting for network` for good.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_zurdo-standin"))
+        .arg("codex")
+        .args(unattended("codex", "hi", "gpt-5-codex", work.path()))
+        .current_dir(work.path())
+        .env("ZURDO_STAND_IN_SCRIPT", &s.path)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut seen: Vec<Value> = Vec::new();
+    let started = Instant::now();
+    while let Some(Ok(line)) = lines.next() {
+        let Ok(event) = serde_json::from_str::<Value>(&line) else {
+            continue;
+        };
+        let waiting = event["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("waiting for network"));
+        seen.push(event);
+        if waiting {
+            break;
+        }
+    }
+    assert!(started.elapsed() < Duration::from_secs(5));
+    let kinds: Vec<&str> = seen.iter().map(|e| e["type"].as_str().unwrap()).collect();
+    assert_eq!(
+        kinds,
+        [
+            "thread.started",
+            "item.completed",
+            "turn.started",
+            "error",
+            "error",
+            "error",
+            "error",
+            "item.completed",
+            "error"
+        ]
+    );
+    assert_eq!(
+        seen[1]["item"]["message"],
+        "Model metadata for `gpt-5-codex` not found. Defaulting to fallback metadata; this can degrade performance and cause issues."
+    );
+    assert_eq!(
+        seen[3]["message"],
+        "Reconnecting... 2/5 (stream disconnected before completion: failed to lookup address information: Name does not resolve)"
+    );
+    assert_eq!(
+        seen[8]["message"],
+        "Reconnecting... waiting for network (Connection failed: error sending request)"
+    );
+    // It keeps waiting: another line, and no exit.
+    assert!(lines.next().is_some());
+    assert!(child.try_wait().unwrap().is_none(), "codex never gives up");
+    child.kill().unwrap();
+    child.wait().unwrap();
+
+    // Claude: ten retries without an HTTP status, then the API error.
+    let r = stand_in(
+        "claude",
+        &unattended("claude", "hi", "sonnet", work.path()),
+        work.path(),
+        &s.env(),
+    );
+    assert_eq!(r.code, 1);
+    let retries = r.of_type("system");
+    let retries: Vec<&&Value> = retries
+        .iter()
+        .filter(|e| e["subtype"] == "api_retry")
+        .collect();
+    assert_eq!(retries.len(), 10);
+    assert!(retries.iter().all(|e| e["error_status"].is_null()));
+    assert_eq!(
+        r.last("result")["result"],
+        "API Error: Unable to connect to API (ConnectionRefused)"
+    );
+    assert_eq!(r.last("result")["is_error"], true);
+
+    // Gemini: nine failed attempts on stderr, then the API error.
+    let r = stand_in(
+        "gemini",
+        &unattended("gemini", "hi", "m", work.path()),
+        work.path(),
+        &s.env(),
+    );
+    assert_eq!(r.code, 1);
+    assert_eq!(
+        r.stderr
+            .lines()
+            .filter(|l| l.starts_with("Attempt ") && l.contains("fetch failed"))
+            .count(),
+        9
+    );
+    assert_eq!(
+        r.last("result")["error"]["message"],
+        "[API Error: exception TypeError: fetch failed sending request]"
+    );
+
+    // Copilot: its token cannot be validated.
+    let r = stand_in(
+        "copilot",
+        &unattended("copilot", "hi", "m", work.path()),
+        work.path(),
+        &s.env(),
+    );
+    assert_eq!(r.code, 1);
+    assert!(r
+        .stderr
+        .starts_with("Error: Authentication token found but could not be validated."));
+    assert!(r
+        .stderr
+        .contains("Failed to fetch PAT user login: network fetch failed"));
+    assert_eq!(s.count(), None, "no attempt is consumed");
+}
+
+#[test]
+fn an_unlisted_model_works_and_codex_warns_first() {
+    let work = repo();
+    let s = Scripted::new(json!({"models": {"m": "unlisted"}, "attempts": [{"text": "fine"}]}));
+    let r = stand_in(
+        "codex",
+        &unattended("codex", "hi", "m", work.path()),
+        work.path(),
+        &s.env(),
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let first_item = r.first("item.completed");
+    assert_eq!(first_item["item"]["type"], "error");
+    assert!(first_item["item"]["message"]
+        .as_str()
+        .unwrap()
+        .starts_with("Model metadata for `m` not found."));
+    assert_eq!(r.final_text("codex"), "fine");
+    for cli in ["claude", "copilot", "gemini"] {
+        assert_eq!(s.answer(cli, "hi", work.path()), "fine", "{cli}");
+    }
+}
+
+#[test]
+fn codex_lists_the_models_of_0_171_offline() {
+    let work = repo();
+    let r = stand_in("codex", &words(&["debug", "models"]), work.path(), &[]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.stdout, include_str!("../../src/codex-0.171.0-models.txt"));
+    assert!(r
+        .stdout
+        .starts_with("gpt-6.2-sol list api low,medium,high,xhigh,max,ultra\n"));
+    let r = stand_in(
+        "codex",
+        &words(&["debug", "prompt-input"]),
+        work.path(),
+        &[],
+    );
+    assert_eq!(r.code, 2);
+}
