@@ -16,7 +16,11 @@
 // References: for a random sample of SAMPLE functions, methods and classes
 // (seeded), `LanguageService.findReferences` on the name, the group whose
 // definition is that declaration, less definitions and import/export
-// specifiers, and names outside TREE. Each reference gets `call` (called,
+// specifiers, and names outside TREE. In JavaScript the references of what
+// CommonJS passes the name on to (`exports.a = f`, `module.exports = { f }`,
+// `const g = require('./m').a`, `const { a } = require('./m')`) are its
+// references too, and a constructor's include `new C(…)` of its class in
+// every file (the language service follows neither). Each reference gets `call` (called,
 // constructed with `new`, a decorator, a tagged template or a JSX tag),
 // `caller` (the innermost named function, method, constructor or accessor
 // around it, or a function value bound to a name, as "file:line"; null at top
@@ -259,27 +263,152 @@ function inComment(sf, pos) {
   return open !== -1 && text.indexOf('*/', open) > pos;
 }
 
+function findReferences(file, pos, what) {
+  try {
+    return service.findReferences(file, pos) || [];
+  } catch (e) {
+    process.stderr.write(`findReferences ${what} at ${rel(file)}: ${e}\n`);
+    return [];
+  }
+}
+
+// `exports.a`, `module.exports` or `module.exports.a`.
+function isExportsTarget(n, sf) {
+  const text = n.getText(sf);
+  return text === 'exports' || text === 'module.exports' ||
+    (ts.isPropertyAccessExpression(n) && ['exports', 'module.exports'].includes(n.expression.getText(sf)));
+}
+
+// Where a CommonJS module passes a name on, in JavaScript: the language
+// service links an ES `import`/`export` to what it names, but not these, so
+// the oracle follows them itself (the name's references are then also those
+// of the export or local binding it reaches):
+// - `exports.a = f` / `module.exports.a = f` → the export `a`;
+// - `module.exports = { a: f }` / `{ f }` → the property `a` / `f`;
+// - `const g = require('./m').a` → the local `g`;
+// - `const { a, b: g } = require('./m')` → the local `a` / `g`.
+// Positions of names to ask findReferences about.
+function passedOn(node, sf) {
+  if (language !== 'javascript') return [];
+  const p = node.parent;
+  if (!p) return [];
+  if (ts.isBinaryExpression(p) && p.operatorToken.kind === ts.SyntaxKind.EqualsToken && p.right === node &&
+      ts.isPropertyAccessExpression(p.left) && isExportsTarget(p.left.expression, sf)) {
+    return [p.left.name.getStart(sf)];
+  }
+  if ((ts.isPropertyAssignment(p) && p.initializer === node) || (ts.isShorthandPropertyAssignment(p) && p.name === node)) {
+    const literal = p.parent;
+    const assigned = literal && literal.parent;
+    if (literal && ts.isObjectLiteralExpression(literal) && assigned && ts.isBinaryExpression(assigned) &&
+        assigned.operatorToken.kind === ts.SyntaxKind.EqualsToken && assigned.right === literal && isExportsTarget(assigned.left, sf)) {
+      return [p.name.getStart(sf)];
+    }
+  }
+  for (let n = node; n && !ts.isStatement(n); n = n.parent) {
+    if (ts.isBindingElement(n) && n.parent && ts.isObjectBindingPattern(n.parent)) {
+      const decl = n.parent.parent;
+      if (decl && ts.isVariableDeclaration(decl) && decl.initializer && isRequire(decl.initializer) && ts.isIdentifier(n.name)) {
+        return [n.name.getStart(sf)];
+      }
+    }
+    if (ts.isVariableDeclaration(n)) {
+      if (n.initializer && isRequire(n.initializer) && node.pos >= n.initializer.pos && ts.isIdentifier(n.name)) return [n.name.getStart(sf)];
+      break;
+    }
+  }
+  return [];
+}
+
+// The language service links a CommonJS import binding (`const { a } =
+// require('./m')`) to the export it names (`exports.a = a` in m.js), but not
+// that export back to its importers: asked from the importers' side once,
+// "file:pos" of each export site → the import bindings that reach it.
+let importersMap = null;
+function importers() {
+  if (importersMap) return importersMap;
+  importersMap = new Map();
+  if (language !== 'javascript') return importersMap;
+  const inTree = (f) => f.startsWith(tree.replace(/\/$/, '') + '/');
+  for (const f of files) {
+    const sf = program.getSourceFile(f);
+    if (!sf) continue;
+    const bindings = [];
+    (function visit(n) {
+      if (ts.isVariableDeclaration(n) && n.initializer && isRequire(n.initializer)) {
+        if (ts.isObjectBindingPattern(n.name)) {
+          for (const e of n.name.elements) if (ts.isIdentifier(e.name)) bindings.push(e.name.getStart(sf));
+        } else if (ts.isIdentifier(n.name) && ts.isPropertyAccessExpression(n.initializer)) {
+          bindings.push(n.name.getStart(sf));
+        }
+      }
+      ts.forEachChild(n, visit);
+    })(sf);
+    for (const pos of bindings) {
+      for (const g of findReferences(f, pos, 'an import')) {
+        for (const r of g.references) {
+          if (!inTree(r.fileName) || r.fileName === f) continue;
+          const key = `${r.fileName}:${r.textSpan.start}`;
+          if (!importersMap.has(key)) importersMap.set(key, []);
+          importersMap.get(key).push([f, pos]);
+        }
+      }
+    }
+  }
+  return importersMap;
+}
+
+// The reference groups of the name at pos and of what CommonJS passes it on
+// to (passedOn, importers), each with the position it was asked about.
+function referenceGroups(file, pos, what) {
+  const out = [];
+  const asked = new Set();
+  const queue = [[file, pos]];
+  while (queue.length && asked.size < 64) {
+    const [f, p] = queue.shift();
+    const key = `${f}:${p}`;
+    if (asked.has(key)) continue;
+    asked.add(key);
+    for (const g of findReferences(f, p, what)) {
+      out.push({ group: g, file: f, pos: p });
+      for (const r of g.references) {
+        for (const next of importers().get(`${r.fileName}:${r.textSpan.start}`) || []) queue.push(next);
+        const sf = program.getSourceFile(r.fileName);
+        if (!sf || !r.fileName.startsWith(tree.replace(/\/$/, '') + '/')) continue;
+        for (const next of passedOn(token(sf, r.textSpan.start), sf)) queue.push([r.fileName, next]);
+      }
+    }
+  }
+  return out;
+}
+
 for (const d of sample) {
   const file = path.join(tree, d.file);
-  let groups = [];
-  try {
-    groups = service.findReferences(file, d.pos) || [];
-  } catch (e) {
-    process.stderr.write(`findReferences ${d.name} at ${d.file}:${d.line}: ${e}\n`);
+  const groups = referenceGroups(file, d.pos, d.name);
+  // A constructor is also called by `new C(…)` wherever the class is: the
+  // language service links such a call to the constructor only in the
+  // class's own file, so the class's references that `new` calls are added.
+  const sourceFile = program.getSourceFile(file);
+  const at = token(sourceFile, d.pos);
+  const declNode = ts.isConstructorDeclaration(at) ? at : at.parent;
+  const constructs = [];
+  if (declNode && ts.isConstructorDeclaration(declNode) && ts.isClassLike(declNode.parent) && declNode.parent.name) {
+    for (const entry of referenceGroups(file, declNode.parent.name.getStart(sourceFile), d.name)) constructs.push(entry);
   }
   const self = `${d.file}:${d.line}`;
-  const ownSymbol = checker.getSymbolAtLocation(token(program.getSourceFile(file), d.pos));
+  const ownSymbol = checker.getSymbolAtLocation(token(sourceFile, d.pos));
   const refs = [];
   const seen = new Set();
-  for (const g of groups) {
-    // The declaration's own group (any of its declarations: overloads) and
+  const entries = groups.map((e) => ({ ...e, onlyNew: false })).concat(constructs.map((e) => ({ ...e, onlyNew: true })));
+  for (const { group: g, file: askedFile, pos: askedPos, onlyNew } of entries) {
+    // The asked name's own group (any of its declarations: overloads) and
     // the groups of the aliases imports and re-exports make of it; not the
     // groups of other declarations it is related to (a base or interface
     // member it overrides or implements).
     // A CommonJS import (`const x = require('./m').y`) is a variable to the
     // language service; its group is the import's, as an alias's is.
     const def = g.definition;
-    const own = g.references.some((r) => r.isDefinition && r.fileName === file && r.textSpan.start === d.pos);
+    const own = g.references.some((r) => r.isDefinition && r.fileName === askedFile && r.textSpan.start === askedPos) ||
+      (askedFile !== file || askedPos !== d.pos) && g.references.some((r) => r.fileName === askedFile && r.textSpan.start === askedPos);
     const required = g.references.some((r) => {
       if (!r.isDefinition) return false;
       const sf = program.getSourceFile(r.fileName);
@@ -293,6 +422,7 @@ for (const d of sample) {
       if (!sf) continue;
       const node = token(sf, r.textSpan.start);
       if (inImportOrExport(node) || inComment(sf, r.textSpan.start)) continue;
+      if (onlyNew && !(node.parent && ts.isNewExpression(node.parent) && node.parent.expression === node)) continue;
       const key = `${r.fileName}:${r.textSpan.start}`;
       if (seen.has(key)) continue;
       seen.add(key);

@@ -139,6 +139,17 @@ impl Index {
                 .filter(|d| d.symbol.kind.hint_target())
                 .collect();
             if !found.is_empty() {
+                // A name that is some definition's whole path names it
+                // alone (a function of a root `index.js` is `f`, which
+                // also ends `Command::f`).
+                let whole: Vec<Definition<'_>> = found
+                    .iter()
+                    .copied()
+                    .filter(|d| d.symbol.path.len() == current.len())
+                    .collect();
+                if !whole.is_empty() {
+                    return whole;
+                }
                 return found;
             }
             // An alias whose target resolves.

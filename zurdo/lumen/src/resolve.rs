@@ -602,6 +602,13 @@ impl<'a> Resolver<'a> {
             if s.kind == Kind::Module && s.path.len() == top && lang_of(file) == Lang::Python {
                 continue;
             }
+            // A JavaScript or TypeScript re-export (`exports.a = b`,
+            // `module.exports = { a: b }`, `export { b as a }`) binds no
+            // name in its file: `a` there is what it was before (the
+            // import `exports.a = a` passes on, or nothing).
+            if s.kind == Kind::Alias && lang_of(file) == Lang::Script {
+                continue;
+            }
             match best {
                 Some(b) if parent.len() < b => {}
                 Some(b) if parent.len() == b => found.push(i),

@@ -572,3 +572,49 @@ fn a_this_parameter_types_this_in_a_function_expression() {
     // `this: any` says nothing: which `stop`, syntax does not tell.
     assert_eq!(sites(&sub.ambiguous), ["src/op.ts:8"]);
 }
+
+#[test]
+fn commonjs_and_es_reexports_bind_no_name_in_their_file() {
+    let (_d, i) = index(&[
+        (
+            "lib/option.js",
+            "class Option {\n  constructor(flags) { this.flags = flags; }\n}\nclass Other {\n  constructor() {}\n}\nexports.Option = Option;\nexports.Other = Other;\n",
+        ),
+        (
+            "index.js",
+            "const { Option } = require('./lib/option.js');\nexports.createOption = (flags) => new Option(flags);\nfunction make() { return new Other(); }\nexports.Option = Option;\nexports.Other = Option;\n",
+        ),
+    ]);
+    // `exports.Option = Option` re-exports the import: `new Option()` in
+    // that file still constructs the imported class. `exports.Other =
+    // Option` binds no `Other` there: `new Other()` is not a call of
+    // `Option`'s constructor.
+    assert_eq!(
+        callers(&answer(&i, "option::Option::constructor")),
+        ["createOption"]
+    );
+}
+
+#[test]
+fn a_name_that_is_a_whole_path_names_that_definition_alone() {
+    let (_d, i) = index(&[
+        (
+            "index.js",
+            "const { Command } = require('./lib/command.js');\nexports.createOption = (flags) => flags;\n",
+        ),
+        (
+            "lib/command.js",
+            "class Command {\n  createOption(flags) { return flags; }\n  option(f) { return this.createOption(f); }\n}\nexports.Command = Command;\n",
+        ),
+    ]);
+    // `createOption` is the root module's function's whole path: the
+    // method `command::Command::createOption` only ends with it.
+    let root = answer(&i, "createOption");
+    assert_eq!(defined(&root), ["index.js:2"]);
+    assert!(callers(&root).is_empty());
+    // The method, named by a longer path, keeps its caller.
+    assert_eq!(
+        callers(&answer(&i, "Command::createOption")),
+        ["command::Command::option"]
+    );
+}
