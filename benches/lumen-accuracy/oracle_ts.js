@@ -384,14 +384,15 @@ function referenceGroups(file, pos, what) {
 for (const d of sample) {
   const file = path.join(tree, d.file);
   const groups = referenceGroups(file, d.pos, d.name);
-  // A constructor is also called by `new C(…)` wherever the class is: the
-  // language service links such a call to the constructor only in the
-  // class's own file, so the class's references that `new` calls are added.
+  // In JavaScript a constructor is also called by `new C(…)` wherever the
+  // class is: the language service links such a call to the constructor
+  // only in the class's own file there, so the class's references that
+  // `new` calls are added.
   const sourceFile = program.getSourceFile(file);
   const at = token(sourceFile, d.pos);
   const declNode = ts.isConstructorDeclaration(at) ? at : at.parent;
   const constructs = [];
-  if (declNode && ts.isConstructorDeclaration(declNode) && ts.isClassLike(declNode.parent) && declNode.parent.name) {
+  if (language === 'javascript' && declNode && ts.isConstructorDeclaration(declNode) && ts.isClassLike(declNode.parent) && declNode.parent.name) {
     for (const entry of referenceGroups(file, declNode.parent.name.getStart(sourceFile), d.name)) constructs.push(entry);
   }
   const self = `${d.file}:${d.line}`;
