@@ -58,11 +58,7 @@ impl Usd {
         let whole = self.0 / MICROS;
         let fraction = format!("{:06}", self.0 % MICROS);
         let kept = fraction.trim_end_matches('0');
-        let kept = if kept.len() < 2 {
-            &fraction[..2]
-        } else {
-            kept
-        };
+        let kept = if kept.len() < 2 { &fraction[..2] } else { kept };
         format!("${whole}.{kept}")
     }
 }
@@ -162,7 +158,9 @@ mod tests {
 
     #[test]
     fn bad_amounts_say_why() {
-        for bad in ["", "$", "abc", "-2", "1,5", "2.", ".5", "$ 2", "2 USD", "1e3", "$$2"] {
+        for bad in [
+            "", "$", "abc", "-2", "1,5", "2.", ".5", "$ 2", "2 USD", "1e3", "$$2",
+        ] {
             assert_eq!(parse_usd(bad), Err(UsdError::NotAnAmount), "{bad}");
         }
         assert_eq!(parse_usd("0.0000001"), Err(UsdError::TooPrecise));

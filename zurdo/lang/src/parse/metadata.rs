@@ -392,7 +392,10 @@ mod tests {
         let cases = [
             ("**Max-Attempts**: 0", "not a positive integer"),
             ("**Max-Attempts**: three", "not a positive integer"),
-            ("**Max-Cost**: cheap", "not an amount of US dollars like $2.50"),
+            (
+                "**Max-Cost**: cheap",
+                "not an amount of US dollars like $2.50",
+            ),
             ("**Max-Cost**: -1", "not an amount of US dollars"),
             ("**Max-Cost**: $0", "not a positive amount"),
             ("**Max-Cost**: 0.0000001", "more than 6 decimal places"),
