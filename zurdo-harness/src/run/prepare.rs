@@ -174,6 +174,7 @@ pub(super) fn prepare(
         lessons,
         held: Default::default(),
         stop: None,
+        said_counts_tokens: BTreeSet::new(),
         _lock: lock,
     };
     run.reconcile_reviews(&crate::state::review_log::sha256_hex(&bytes));
