@@ -70,7 +70,6 @@ pub struct Metadata {
     pub max_attempts: Option<u32>,
     /// `**Max-Cost**`: the most this task may spend, in US dollars;
     /// overrides `[budget] max_task_cost_usd`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub max_cost: Option<crate::money::Usd>,
     /// `**Skills**`: bare skill names.
     pub skills: Vec<String>,
