@@ -21,6 +21,7 @@
 
 mod attempt;
 mod budget;
+mod challenge;
 mod coverage;
 mod infra;
 pub mod interrupt;

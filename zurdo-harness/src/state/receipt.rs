@@ -174,6 +174,7 @@ mod tests {
             fingerprint: None,
             failure: Vec::new(),
             failure_surface: None,
+            challenge: None,
             passed,
         }
     }
