@@ -783,9 +783,14 @@ pub enum Event {
         /// The PRD as given (for the resume advice).
         #[serde(default)]
         display: String,
-        /// Tasks that ended failed (for the `--retry-failed` advice).
+        /// Tasks that ended failed (for the `--retry-failed` advice), but
+        /// for those the budget refused.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         failed: Vec<String>,
+        /// Tasks that failed because the budget refused their next attempt
+        /// (`--retry-failed` keeps the spend, so it would refuse again).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        refused: Vec<String>,
     },
     /// Ctrl-C and SIGTERM cannot be watched: a stop is not graceful.
     SignalsUnhandled {

@@ -553,6 +553,7 @@ pub fn lines(event: &Event) -> Vec<Line> {
             complete,
             display,
             failed,
+            refused,
         } => {
             let mut out = Vec::new();
             if !complete {
@@ -568,6 +569,15 @@ pub fn lines(event: &Event) -> Vec<Line> {
                         "zurdo: {} failed; once the cause is gone (a login, a quota, a fixed criterion), `zurdo run --retry-failed {display}` gives {} a fresh attempt budget",
                         failed.join(", "),
                         if failed.len() == 1 { "it" } else { "them" }
+                    ),
+                ));
+            }
+            if !refused.is_empty() {
+                out.push(line(
+                    Plain,
+                    format!(
+                        "zurdo: the budget refused {}: the run-start [budget] (and **Max-Cost**) stay in force and the spend is kept across `--retry-failed`, so only `zurdo run --reset {display}` starts the spend over (under the config and PRD as they are then)",
+                        refused.join(", ")
                     ),
                 ));
             }
@@ -881,6 +891,7 @@ mod tests {
                 complete: true,
                 display: "prds/x.md".into(),
                 failed: Vec::new(),
+                refused: Vec::new(),
             }),
             ""
         );

@@ -256,7 +256,8 @@ impl Run {
             self.events.emit(Event::RunFinished {
                 complete: false,
                 display: self.ctx.display.clone(),
-                failed: self.failed_tasks(),
+                failed: self.failed_tasks(false),
+                refused: self.failed_tasks(true),
             });
             return Err(self.stopped_error(code));
         }
@@ -292,7 +293,8 @@ impl Run {
         self.events.emit(Event::RunFinished {
             complete,
             display: self.ctx.display.clone(),
-            failed: self.failed_tasks(),
+            failed: self.failed_tasks(false),
+            refused: self.failed_tasks(true),
         });
         if let Some(error) = self.stop.take() {
             return Err(error);
@@ -307,12 +309,14 @@ impl Run {
     }
 
     /// The tasks that ended failed (for the `--retry-failed` advice).
-    fn failed_tasks(&self) -> Vec<String> {
+    /// (`refused`: those whose next attempt the budget refused; else the
+    /// others.)
+    fn failed_tasks(&self, refused: bool) -> Vec<String> {
         self.record
             .state
             .tasks
             .iter()
-            .filter(|t| t.status == Status::Failed)
+            .filter(|t| t.status == Status::Failed && t.budget_exhausted.is_some() == refused)
             .map(|t| t.id.clone())
             .collect()
     }
