@@ -184,6 +184,19 @@ pub fn lines(event: &Event) -> Vec<Line> {
                 dirs.join(" or ")
             ),
         ),
+        Event::BudgetCountsTokens {
+            cli, token_limits, ..
+        } => one(
+            Warn,
+            if token_limits.is_empty() {
+                format!("warning: {cli} reports no cost: the cost budget cannot bound its attempts, and no token limit is set ([budget] max_tokens, max_task_tokens)")
+            } else {
+                format!(
+                    "zurdo: {cli} reports no cost: its attempts count tokens instead, against {}",
+                    token_limits.join(" and ")
+                )
+            },
+        ),
         Event::TaskStarted {
             task,
             title,
@@ -540,6 +553,7 @@ pub fn lines(event: &Event) -> Vec<Line> {
             complete,
             display,
             failed,
+            refused,
         } => {
             let mut out = Vec::new();
             if !complete {
@@ -555,6 +569,15 @@ pub fn lines(event: &Event) -> Vec<Line> {
                         "zurdo: {} failed; once the cause is gone (a login, a quota, a fixed criterion), `zurdo run --retry-failed {display}` gives {} a fresh attempt budget",
                         failed.join(", "),
                         if failed.len() == 1 { "it" } else { "them" }
+                    ),
+                ));
+            }
+            if !refused.is_empty() {
+                out.push(line(
+                    Plain,
+                    format!(
+                        "zurdo: the budget refused {}: the run-start [budget] (and **Max-Cost**) stay in force and the spend is kept across `--retry-failed`, so only `zurdo run --reset {display}` starts the spend over (under the config and PRD as they are then)",
+                        refused.join(", ")
                     ),
                 ));
             }
@@ -765,6 +788,14 @@ fn settled_lines(settled: &Settled) -> Vec<Line> {
             Style::Bad,
             format!("  failed: {max} attempt{} spent", plural(*max as usize)),
         ),
+        Settled::BudgetExhausted { refusal } => (
+            Style::Bad,
+            format!(
+                "  failed: budget_exhausted: attempt {} refused, not started: {}",
+                refusal.attempt,
+                refusal.describe()
+            ),
+        ),
     };
     vec![line(style, text)]
 }
@@ -860,6 +891,7 @@ mod tests {
                 complete: true,
                 display: "prds/x.md".into(),
                 failed: Vec::new(),
+                refused: Vec::new(),
             }),
             ""
         );

@@ -20,6 +20,7 @@
 //! Everything the loop reports is an [`Event`]; nothing here prints.
 
 mod attempt;
+mod budget;
 mod challenge;
 mod coverage;
 mod infra;
@@ -162,6 +163,9 @@ struct Run {
     /// Set when the run must stop with this error once the current step
     /// ends (a standing set over budget; an agent CLI that cannot start).
     stop: Option<Error>,
+    /// The providers whose CLI reports no cost that the run has said so of
+    /// (once each: their attempts count against the token limits).
+    said_counts_tokens: BTreeSet<crate::agent::Provider>,
     _lock: Lock,
 }
 
@@ -252,7 +256,8 @@ impl Run {
             self.events.emit(Event::RunFinished {
                 complete: false,
                 display: self.ctx.display.clone(),
-                failed: self.failed_tasks(),
+                failed: self.failed_tasks(false),
+                refused: self.failed_tasks(true),
             });
             return Err(self.stopped_error(code));
         }
@@ -288,7 +293,8 @@ impl Run {
         self.events.emit(Event::RunFinished {
             complete,
             display: self.ctx.display.clone(),
-            failed: self.failed_tasks(),
+            failed: self.failed_tasks(false),
+            refused: self.failed_tasks(true),
         });
         if let Some(error) = self.stop.take() {
             return Err(error);
@@ -303,12 +309,14 @@ impl Run {
     }
 
     /// The tasks that ended failed (for the `--retry-failed` advice).
-    fn failed_tasks(&self) -> Vec<String> {
+    /// (`refused`: those whose next attempt the budget refused; else the
+    /// others.)
+    fn failed_tasks(&self, refused: bool) -> Vec<String> {
         self.record
             .state
             .tasks
             .iter()
-            .filter(|t| t.status == Status::Failed)
+            .filter(|t| t.status == Status::Failed && t.budget_exhausted.is_some() == refused)
             .map(|t| t.id.clone())
             .collect()
     }
@@ -351,12 +359,19 @@ impl Run {
         }
     }
 
-    /// Settles `task` at `status`.
+    /// Settles `task` at `status`; a pass by an attempt gets its receipt
+    /// (what it cost, what proved it), anything else loses one.
     fn settle(&mut self, task: &Task, status: Status, settled: Settled) {
         if let Some(t) = self.record.task_mut(&task.id) {
             t.status = status;
             t.blocked_by = match &settled {
                 Settled::Blocked { by } => Some(by.clone()),
+                _ => None,
+            };
+            t.receipt = match status {
+                Status::Passed | Status::PassedPendingReview => {
+                    crate::state::receipt::Receipt::of(t, task)
+                }
                 _ => None,
             };
         }
