@@ -2,15 +2,41 @@
 //! run. A canonical JSON document of the effective `[verification]`
 //! settings (defaults made explicit), hashed with SHA-256, recorded as
 //! `policy` in prd.json and written beside it as `policy.json`, so two runs'
-//! rules can be compared with `sha256sum policy.json`.
+//! rules can be compared with `sha256sum policy.json`. With `[escalation]`
+//! on, the ladder its tasks climb is in the document too (`escalation`: who
+//! may work on a task, never what passes it); without it the document is
+//! what it always was.
 
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 use zurdo::verify::env::DEFAULT_ALLOWLIST;
 use zurdo::verify::VerificationConfig;
 
-/// The canonical policy document (keys sorted; every default spelled out).
-pub fn document(v: &VerificationConfig) -> Value {
+use crate::escalation::Escalation;
+
+/// The canonical policy document (keys sorted; every default spelled out),
+/// with the escalation ladder when one is on.
+pub fn document(v: &VerificationConfig, escalation: Option<&Escalation>) -> Value {
+    let mut doc = verification_document(v);
+    if let (Some(e), Some(fields)) = (escalation, doc.as_object_mut()) {
+        fields.insert("escalation".into(), e.document());
+    }
+    doc
+}
+
+/// The ladder a policy document records, when it records one.
+pub fn escalation_of(document: &Value) -> Option<Escalation> {
+    let e = document.get("escalation")?;
+    let ladder = e["ladder"]
+        .as_array()?
+        .iter()
+        .map(|r| r.as_str().and_then(|r| crate::escalation::Rung::parse(r).ok()))
+        .collect::<Option<Vec<_>>>()?;
+    let climb_on = crate::escalation::Trigger::parse(e["climb_on"].as_str()?).ok()?;
+    Some(Escalation { ladder, climb_on })
+}
+
+fn verification_document(v: &VerificationConfig) -> Value {
     let mut allowlist: Vec<String> = DEFAULT_ALLOWLIST.iter().map(|s| s.to_string()).collect();
     allowlist.extend(v.env_allowlist.iter().cloned());
     allowlist.sort();
@@ -74,13 +100,13 @@ fn clean_room_image(backend: &str) -> Value {
 }
 
 /// The document as canonical bytes (serde_json's maps are sorted).
-pub fn canonical(v: &VerificationConfig) -> String {
-    document(v).to_string()
+pub fn canonical(v: &VerificationConfig, escalation: Option<&Escalation>) -> String {
+    document(v, escalation).to_string()
 }
 
 /// SHA-256 of the canonical document, hex.
-pub fn id(v: &VerificationConfig) -> String {
-    Sha256::digest(canonical(v).as_bytes())
+pub fn id(v: &VerificationConfig, escalation: Option<&Escalation>) -> String {
+    Sha256::digest(canonical(v, escalation).as_bytes())
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect()
@@ -93,7 +119,7 @@ mod tests {
     #[test]
     fn the_id_changes_with_any_verdict_changing_setting_and_only_then() {
         let base = VerificationConfig::default();
-        assert_eq!(id(&base), id(&VerificationConfig::default()));
+        assert_eq!(id(&base, None), id(&VerificationConfig::default(), None));
         let changes = [
             VerificationConfig {
                 criterion_seconds: 1,
@@ -137,7 +163,7 @@ mod tests {
             },
         ];
         // The surfaces are spelled out, defaults included.
-        let doc = document(&base);
+        let doc = document(&base, None);
         assert_eq!(doc["verdict_surface"], true);
         assert_eq!(doc["environment_surface"], true);
         assert_eq!(doc["verdict_surface_extra"], serde_json::json!([]));
@@ -145,16 +171,19 @@ mod tests {
         // The defaults frozen in every task and what the clean room is.
         assert_eq!(doc["protected_defaults"][0], "rust-toolchain.toml");
         assert_eq!(doc["clean_room_image"], Value::Null);
-        let room = document(&VerificationConfig {
-            clean_room: "bubblewrap".into(),
-            ..Default::default()
-        });
+        let room = document(
+            &VerificationConfig {
+                clean_room: "bubblewrap".into(),
+                ..Default::default()
+            },
+            None,
+        );
         assert_eq!(room["clean_room_image"]["bwrap"][0], "bwrap");
         assert!(room["clean_room_image"]["bwrap"]
             .as_array()
             .is_some_and(|a| a.iter().any(|x| x == "<room>")));
         for changed in changes {
-            assert_ne!(id(&base), id(&changed), "{changed:?}");
+            assert_ne!(id(&base, None), id(&changed, None), "{changed:?}");
         }
         // The sealed file is in the policy by path and by its bytes.
         let dir = tempfile::tempdir().expect("dir");
@@ -164,14 +193,14 @@ mod tests {
             sealed: Some(file.display().to_string()),
             ..Default::default()
         };
-        let first = id(&sealed);
-        assert_ne!(first, id(&base));
+        let first = id(&sealed, None);
+        assert_ne!(first, id(&base, None));
         assert_eq!(
-            document(&sealed)["sealed"]["sha256"].as_str().map(str::len),
+            document(&sealed, None)["sealed"]["sha256"].as_str().map(str::len),
             Some(64)
         );
         std::fs::write(&file, "two").expect("write");
-        assert_ne!(first, id(&sealed), "the sealed bytes changed");
+        assert_ne!(first, id(&sealed, None), "the sealed bytes changed");
         // Order of a set-like list does not matter.
         let a = VerificationConfig {
             protected_paths: vec!["a".into(), "b".into()],
@@ -182,9 +211,34 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(
-            document(&a)["protected_paths"],
-            document(&b)["protected_paths"]
+            document(&a, None)["protected_paths"],
+            document(&b, None)["protected_paths"]
         );
-        assert_eq!(id(&base).len(), 64);
+        assert_eq!(id(&base, None).len(), 64);
+    }
+
+    #[test]
+    fn the_ladder_is_in_the_policy_only_when_on_and_reads_back() {
+        use crate::escalation::{Rung, Trigger};
+        let base = VerificationConfig::default();
+        assert!(document(&base, None).get("escalation").is_none());
+        let e = Escalation {
+            ladder: vec![
+                Rung::Retry,
+                Rung::Effort("high".into()),
+                Rung::Provider(crate::agent::Provider::OpenAi),
+                Rung::Halt,
+            ],
+            climb_on: Trigger::Stall,
+        };
+        let doc = document(&base, Some(&e));
+        assert_eq!(
+            doc["escalation"]["ladder"],
+            serde_json::json!(["retry", "effort:high", "provider:openai", "halt"])
+        );
+        assert_eq!(doc["escalation"]["climb_on"], "stall");
+        assert_ne!(id(&base, Some(&e)), id(&base, None));
+        assert_eq!(escalation_of(&doc), Some(e));
+        assert_eq!(escalation_of(&document(&base, None)), None);
     }
 }

@@ -6,9 +6,12 @@
 //! summary table, one entry per task, the `[manual]` sign-offs (`##
 //! Reviews`), the reasoning sections (`## Diagnoses`, `## Fingerprint Stalls`, `## Halt
 //! Attributions`, `## Heal Routings`, `## Lessons Extracted`, `## Lessons
-//! Injected`) and the warnings only the events keep (`## Warnings`), each
+//! Injected`), the escalation ladder's climbs (`## Escalations`), the
+//! providers blocked and the work that failed over (`## Provider
+//! Failovers`) and the warnings only the events keep (`## Warnings`), each
 //! omitted entirely when it has nothing to say.
 
+pub mod escalations;
 pub mod reviews;
 pub mod summary;
 pub mod warnings;
@@ -43,6 +46,8 @@ pub fn markdown(state: &RunState, events: &[Event], reviews: &Chain, written_at:
     heal_routings(&mut out, state);
     lessons_extracted(&mut out, state);
     lessons_injected(&mut out, state);
+    escalations::climbs(&mut out, state);
+    escalations::failovers(&mut out, events);
     warnings::section(&mut out, events);
     out
 }
@@ -176,6 +181,7 @@ fn agent_stop(events: &[Event]) -> Option<String> {
                 model,
                 ok: false,
                 error,
+                optional: false,
                 ..
             } => Some(format!(
                 "{}: {}",
@@ -652,6 +658,7 @@ mod tests {
             started_at: "s".into(),
             ended_at: "e".into(),
             model: "haiku".into(),
+            provider: None,
             agent: Default::default(),
             criteria: vec![CriterionRecord {
                 name: "task-1::file there".into(),
@@ -1000,6 +1007,8 @@ mod tests {
             warnings: vec![],
             error: Some(error.into()),
             duration_ms: 10,
+            optional: false,
+            provider: None,
         }
     }
 

@@ -173,6 +173,7 @@ pub(super) fn prepare(
         guards,
         lessons,
         held: Default::default(),
+        providers: Default::default(),
         stop: None,
         _lock: lock,
     };
@@ -306,26 +307,30 @@ impl Run {
 
     /// Probes each distinct model the pending tasks need, once, all at
     /// once: every `probe_started` first, then each `model_probe` in model
-    /// order. A CLI that cannot work stops the run as an attempt would
-    /// (exit 5); any other failure refuses it, naming every model that
-    /// failed (exit 4).
+    /// order. The executor's models come first: a CLI that cannot work
+    /// stops the run as an attempt would (exit 5) unless the executor has a
+    /// fallback left; any other failure refuses it, naming every model that
+    /// failed (exit 4). Then the models the run may fail over or escalate
+    /// to (`[roles.executor] fallback`, the ladder's `effort:` and
+    /// `provider:` rungs): one that fails keeps its provider (a CLI that
+    /// cannot work) or its model out of the run, and the run goes on.
     fn probe_models(&mut self) -> Result<(), Error> {
         let config = &self.ctx.config;
         let provider = config.executor;
-        let models: BTreeSet<String> = self
+        let efforts: BTreeSet<String> = self
             .ctx
             .prd
             .tasks
             .iter()
             .filter(|t| self.record.task(&t.id).is_some_and(|s| !s.status.settled()))
-            .filter_map(|t| {
-                config
-                    .model_for(&t.metadata.effort)
-                    .ok()
-                    .map(str::to_string)
-            })
+            .map(|t| t.metadata.effort.clone())
             .collect();
-        let targets: Vec<probe::Target> = models
+        let models: BTreeSet<String> = efforts
+            .iter()
+            .filter_map(|e| config.model_for(e).ok().map(str::to_string))
+            .collect();
+        let primary = models.len();
+        let mut targets: Vec<probe::Target> = models
             .into_iter()
             .map(|model| probe::Target {
                 provider,
@@ -333,10 +338,22 @@ impl Run {
                 model,
             })
             .collect();
+        if !efforts.is_empty() {
+            for (p, model) in super::failover::reachable(config, &efforts) {
+                let target = probe::Target {
+                    command: config.command(p).to_string(),
+                    provider: p,
+                    model,
+                };
+                if !targets.contains(&target) {
+                    targets.push(target);
+                }
+            }
+        }
         for t in &targets {
             self.events.emit(Event::ProbeStarted {
                 model: t.model.clone(),
-                provider: provider.name().to_string(),
+                provider: t.provider.name().to_string(),
             });
         }
         let events = &self.events;
@@ -345,12 +362,15 @@ impl Run {
             self.ctx.verifier.root(),
             self.interrupt.groups(),
             |i, probed| {
+                let optional = i >= primary;
                 events.emit(Event::ModelProbe {
                     model: targets[i].model.clone(),
                     ok: probed.ok(),
                     warnings: probed.warnings.clone(),
                     error: probed.error.as_ref().map(ToString::to_string),
                     duration_ms: u64::try_from(probed.elapsed.as_millis()).unwrap_or(u64::MAX),
+                    optional,
+                    provider: optional.then(|| targets[i].provider.name().to_string()),
                 });
             },
         );
@@ -360,18 +380,44 @@ impl Run {
         if let Some(code) = self.stopped_now() {
             return Err(self.stopped_error(code));
         }
+        // What the run may fail over or escalate to: kept out when it
+        // cannot work, never a reason to stop.
+        for (t, p) in targets.iter().zip(&results).skip(primary) {
+            match &p.error {
+                Some(probe::ProbeError::Agent(failure)) => {
+                    let stop = failure.stop_message(&self.ctx.display);
+                    self.block_provider(failure, stop, "probe");
+                }
+                Some(probe::ProbeError::Model(why)) => {
+                    self.providers.refuse(t.provider, &t.model, why.clone());
+                }
+                None => {}
+            }
+        }
         // Not the model: the CLI cannot work at all, as an attempt would
-        // find (exit 5), whichever model it was asked about.
-        if let Some(failure) = results.iter().find_map(|p| match &p.error {
+        // find (exit 5), whichever model it was asked about; with a
+        // fallback left, the executor is blocked and the run goes on.
+        if let Some(failure) = results[..primary].iter().find_map(|p| match &p.error {
             Some(probe::ProbeError::Agent(failure)) => Some(failure),
             _ => None,
         }) {
-            return Err(Error::new(
-                ErrorKind::Agent,
-                failure.stop_message(&self.ctx.display),
-            ));
+            let mut stop = failure.stop_message(&self.ctx.display);
+            let left = self
+                .ctx
+                .config
+                .executor_fallback
+                .iter()
+                .any(|p| !self.providers.is_blocked(*p));
+            if failure.kind.fails_over() && left {
+                self.block_provider(failure, stop, "probe");
+                return Ok(());
+            }
+            if !self.ctx.config.executor_fallback.is_empty() {
+                stop.push_str("; no fallback provider is left");
+            }
+            return Err(Error::new(ErrorKind::Agent, stop));
         }
-        let failures: Vec<String> = targets
+        let failures: Vec<String> = targets[..primary]
             .iter()
             .zip(&results)
             .filter_map(|(t, p)| {
@@ -464,20 +510,26 @@ fn fix_policy(
     config: &mut Config,
     events: &Events,
 ) -> Result<RunState, Error> {
-    let today = crate::policy::id(&config.verification);
+    let today = crate::policy::id(&config.verification, config.escalation.as_ref());
     if state.policy.is_empty() {
         state.policy = today;
         let text = match &config.source {
             Some(path) => std::fs::read_to_string(path).unwrap_or_default(),
             None => crate::config::TEMPLATE.to_string(),
         };
-        events.on_write(dir.write_policy(&crate::policy::canonical(&config.verification), &text));
+        events.on_write(dir.write_policy(
+            &crate::policy::canonical(&config.verification, config.escalation.as_ref()),
+            &text,
+        ));
         return Ok(state);
     }
     if state.policy == today {
         return Ok(state);
     }
-    let recorded = |v: &zurdo::verify::VerificationConfig| crate::policy::id(v) == state.policy;
+    type Ladder = Option<crate::escalation::Escalation>;
+    let recorded = |v: &zurdo::verify::VerificationConfig, e: &Ladder| {
+        crate::policy::id(v, e.as_ref()) == state.policy
+    };
     let document = dir
         .read_policy()
         .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok());
@@ -495,21 +547,28 @@ fn fix_policy(
         .as_ref()
         .and_then(|doc| doc["verification"]["sealed"].as_str())
         .map(str::to_string);
+    // The run-start ladder is kept like its [verification].
     let from_config = dir
         .read_config_at_run_start()
-        .and_then(|text| zurdo::verify::VerificationConfig::parse(&text).ok())
-        .and_then(|v| {
-            if recorded(&v) {
-                return Some(v);
+        .and_then(|text| {
+            let ladder = Config::parse(&text).ok().and_then(|c| c.escalation);
+            zurdo::verify::VerificationConfig::parse(&text)
+                .ok()
+                .map(|v| (v, ladder))
+        })
+        .and_then(|(v, ladder)| {
+            if recorded(&v, &ladder) {
+                return Some((v, ladder));
             }
             let v = zurdo::verify::VerificationConfig {
                 sealed: recorded_sealed.clone(),
                 ..v
             };
-            recorded(&v).then_some(v)
+            recorded(&v, &ladder).then_some((v, ladder))
         });
-    if let Some(v) = from_config {
+    if let Some((v, ladder)) = from_config {
         config.verification = v;
+        config.escalation = ladder;
         return Ok(state);
     }
     events.emit(Event::PolicyRecordAltered {
@@ -517,11 +576,16 @@ fn fix_policy(
     });
     let from_document = document
         .as_ref()
-        .and_then(|doc| serde_json::from_value(doc["verification"].clone()).ok())
-        .filter(recorded);
+        .and_then(|doc| {
+            serde_json::from_value(doc["verification"].clone())
+                .ok()
+                .map(|v| (v, crate::policy::escalation_of(doc)))
+        })
+        .filter(|(v, ladder)| recorded(v, ladder));
     match from_document {
-        Some(v) => {
+        Some((v, ladder)) => {
             config.verification = v;
+            config.escalation = ladder;
             Ok(state)
         }
         None => Err(Error::invalid(format!(
