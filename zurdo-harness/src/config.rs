@@ -288,11 +288,9 @@ impl Config {
             let own = provider(&r.provider)?;
             let mut fallback: Vec<Seat> = Vec::new();
             for entry in &r.fallback {
-                let seat = seat(name, entry.get_ref(), &effort_map)
-                    .map_err(|m| at(entry.span(), m))?;
-                if seat.provider == own && seat.model == r.model
-                    || fallback.contains(&seat)
-                {
+                let seat =
+                    seat(name, entry.get_ref(), &effort_map).map_err(|m| at(entry.span(), m))?;
+                if seat.provider == own && seat.model == r.model || fallback.contains(&seat) {
                     return Err(at(
                         entry.span(),
                         format!(
@@ -1118,8 +1116,10 @@ mod tests {
         );
         assert_eq!(c.model_of(Provider::OpenAi, "high"), Some("o-high"));
         let chain = c.reasoner.expect("reasoner").chain();
-        let seats: Vec<(Provider, &str)> =
-            chain.iter().map(|s| (s.provider, s.model.as_str())).collect();
+        let seats: Vec<(Provider, &str)> = chain
+            .iter()
+            .map(|s| (s.provider, s.model.as_str()))
+            .collect();
         assert_eq!(
             seats,
             [

@@ -52,7 +52,8 @@ impl Rung {
     /// Reads one rung, or says what is wrong with it and the fix.
     pub fn parse(text: &str) -> Result<Rung, String> {
         let text = text.trim();
-        let all = "the rungs are retry, diagnose, effort:<key of the effort map>, provider:<name>, halt";
+        let all =
+            "the rungs are retry, diagnose, effort:<key of the effort map>, provider:<name>, halt";
         match text.split_once(':') {
             None => match text {
                 "retry" => Ok(Rung::Retry),
@@ -75,8 +76,10 @@ impl Rung {
             }
             Some(("provider", name)) => {
                 let name = name.trim();
-                Provider::from_name(name).map(Rung::Provider).ok_or_else(|| {
-                    format!(
+                Provider::from_name(name)
+                    .map(Rung::Provider)
+                    .ok_or_else(|| {
+                        format!(
                         "rung `{text}` names an unknown provider `{name}`; the providers are {}",
                         Provider::ALL
                             .iter()
@@ -84,7 +87,7 @@ impl Rung {
                             .collect::<Vec<_>>()
                             .join(", ")
                     )
-                })
+                    })
             }
             Some(_) => Err(format!("unknown rung `{text}`; {all}")),
         }
@@ -235,7 +238,13 @@ mod tests {
 
     #[test]
     fn rungs_read_and_name_themselves() {
-        for text in ["retry", "diagnose", "effort:high", "provider:openai", "halt"] {
+        for text in [
+            "retry",
+            "diagnose",
+            "effort:high",
+            "provider:openai",
+            "halt",
+        ] {
             let rung = Rung::parse(text).expect(text);
             assert_eq!(rung.name(), text);
         }
@@ -244,10 +253,16 @@ mod tests {
             Ok(Rung::Provider(Provider::GitHub))
         );
         let cases = [
-            ("retyr", "unknown rung `retyr`; the rungs are retry, diagnose"),
+            (
+                "retyr",
+                "unknown rung `retyr`; the rungs are retry, diagnose",
+            ),
             ("effort:", "names no effort; write `effort:high`"),
             ("effort", "needs a name after a colon"),
-            ("provider:claude", "unknown provider `claude`; the providers are anthropic"),
+            (
+                "provider:claude",
+                "unknown provider `claude`; the providers are anthropic",
+            ),
             ("model:x", "unknown rung `model:x`"),
         ];
         for (text, said) in cases {
@@ -260,7 +275,10 @@ mod tests {
     fn a_ladder_is_not_empty_and_halt_ends_it() {
         assert!(Escalation::check(&[]).is_err_and(|e| e.contains("ladder is empty")));
         let e = Escalation::check(&[Rung::Halt, Rung::Retry]).expect_err("halt first");
-        assert!(e.contains("`halt` is rung 1 of 2") && e.contains("move `halt` last"), "{e}");
+        assert!(
+            e.contains("`halt` is rung 1 of 2") && e.contains("move `halt` last"),
+            "{e}"
+        );
         assert!(Escalation::check(&[Rung::Retry, Rung::Halt]).is_ok());
         assert!(Escalation::check(&[Rung::Diagnose]).is_ok());
     }

@@ -30,7 +30,10 @@ pub fn escalation_of(document: &Value) -> Option<Escalation> {
     let ladder = e["ladder"]
         .as_array()?
         .iter()
-        .map(|r| r.as_str().and_then(|r| crate::escalation::Rung::parse(r).ok()))
+        .map(|r| {
+            r.as_str()
+                .and_then(|r| crate::escalation::Rung::parse(r).ok())
+        })
         .collect::<Option<Vec<_>>>()?;
     let climb_on = crate::escalation::Trigger::parse(e["climb_on"].as_str()?).ok()?;
     Some(Escalation { ladder, climb_on })
@@ -196,7 +199,9 @@ mod tests {
         let first = id(&sealed, None);
         assert_ne!(first, id(&base, None));
         assert_eq!(
-            document(&sealed, None)["sealed"]["sha256"].as_str().map(str::len),
+            document(&sealed, None)["sealed"]["sha256"]
+                .as_str()
+                .map(str::len),
             Some(64)
         );
         std::fs::write(&file, "two").expect("write");

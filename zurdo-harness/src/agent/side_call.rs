@@ -211,7 +211,6 @@ pub fn call_chain(
     )
 }
 
-
 /// A new, empty directory of this process under the temp dir, created
 /// exclusively (never one that was there before, never through a symlink).
 fn scratch_dir(role: &str) -> std::io::Result<PathBuf> {

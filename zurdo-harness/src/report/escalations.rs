@@ -69,7 +69,11 @@ pub fn failovers(out: &mut String, events: &[Event]) {
                 model,
                 ..
             } => {
-                let _ = write!(body, "- the {role} moved from {from} to {to} ({})", code(model));
+                let _ = write!(
+                    body,
+                    "- the {role} moved from {from} to {to} ({})",
+                    code(model)
+                );
                 if let Some(task) = task {
                     let _ = write!(body, " for {}", code(task));
                 }
@@ -141,7 +145,11 @@ mod tests {
             out,
             "\n## Escalations\n\n- `task-1` after attempt 2: start → provider:openai (stalled: the same failure 2 attempts in a row); next attempt on openai `gpt-x`\n  - skipped `provider:google`: `gemini` is not installed\n"
         );
-        let failure = InfraFailure::new(FailureKind::QuotaExhausted, Provider::Anthropic, "no credit");
+        let failure = InfraFailure::new(
+            FailureKind::QuotaExhausted,
+            Provider::Anthropic,
+            "no credit",
+        );
         let events = [
             Event::ProviderBlocked {
                 provider: "anthropic".into(),

@@ -102,8 +102,12 @@ impl Run {
             Effect::Halt => (None, None),
             _ => {
                 let p = standing.provider.unwrap_or(self.ctx.config.executor);
-                let efforts: Vec<String> =
-                    standing.effort.iter().chain([&task.metadata.effort]).cloned().collect();
+                let efforts: Vec<String> = standing
+                    .effort
+                    .iter()
+                    .chain([&task.metadata.effort])
+                    .cloned()
+                    .collect();
                 let model = efforts
                     .iter()
                     .find_map(|e| self.ctx.config.model_of(p, e))
@@ -146,15 +150,24 @@ impl Run {
     }
 
     /// What `rung` does for `task` now, or why it cannot run.
-    fn rung_runs(&mut self, task: &Task, rung: &Rung, standing: &Standing) -> Result<Effect, String> {
+    fn rung_runs(
+        &mut self,
+        task: &Task,
+        rung: &Rung,
+        standing: &Standing,
+    ) -> Result<Effect, String> {
         // The provider and model of the attempt that just failed.
         let last = self
             .record
             .task(&task.id)
             .and_then(|t| t.iterations.last())
-            .map(|i| (i.provider.unwrap_or(self.ctx.config.executor), i.model.clone()));
-        let (current, model_now) =
-            last.unwrap_or((self.wanted_provider(task), String::new()));
+            .map(|i| {
+                (
+                    i.provider.unwrap_or(self.ctx.config.executor),
+                    i.model.clone(),
+                )
+            });
+        let (current, model_now) = last.unwrap_or((self.wanted_provider(task), String::new()));
         match rung {
             Rung::Retry => Ok(Effect::Nothing),
             Rung::Halt => Ok(Effect::Halt),
@@ -163,9 +176,11 @@ impl Run {
                 None => Ok(Effect::Diagnose),
             },
             Rung::Effort(key) => {
-                let model = self.ctx.config.model_of(current, key).ok_or_else(|| {
-                    format!("[effort_map.{}] has no `{key}`", current.name())
-                })?;
+                let model = self
+                    .ctx
+                    .config
+                    .model_of(current, key)
+                    .ok_or_else(|| format!("[effort_map.{}] has no `{key}`", current.name()))?;
                 if let Some(why) = self.providers.why_refused(current, model) {
                     return Err(why);
                 }
@@ -184,13 +199,21 @@ impl Run {
                 if let Some(why) = self.cli_missing(*p) {
                     return Err(why);
                 }
-                let efforts: Vec<String> =
-                    standing.effort.iter().chain([&task.metadata.effort]).cloned().collect();
+                let efforts: Vec<String> = standing
+                    .effort
+                    .iter()
+                    .chain([&task.metadata.effort])
+                    .cloned()
+                    .collect();
                 let model = efforts
                     .iter()
                     .find_map(|e| self.ctx.config.model_of(*p, e))
                     .ok_or_else(|| {
-                        format!("[effort_map.{}] has no `{}`", p.name(), efforts.join("` or `"))
+                        format!(
+                            "[effort_map.{}] has no `{}`",
+                            p.name(),
+                            efforts.join("` or `")
+                        )
                     })?;
                 if let Some(why) = self.providers.why_refused(*p, model) {
                     return Err(why);

@@ -18,8 +18,8 @@ use super::Run;
 use crate::agent::failure::InfraFailure;
 use crate::agent::Provider;
 use crate::config::Config;
-use crate::escalation::Rung;
 use crate::error::{Error, ErrorKind};
+use crate::escalation::Rung;
 use crate::event::{Event, Events};
 
 /// Who runs an attempt.
@@ -89,7 +89,6 @@ impl Providers {
         self.blocked.get(&provider).map(|(_, stop)| stop.as_str())
     }
 }
-
 
 /// The providers and models a run may fail over or escalate to for tasks
 /// of `efforts`, besides the executor's own models: each fallback
@@ -198,11 +197,10 @@ impl Run {
             match self.model_on(task, provider) {
                 Err(why) => passed_over.push(why),
                 Ok(model) => {
-                    let first = self.providers.announced.insert((
-                        task.id.clone(),
-                        wanted,
-                        provider,
-                    ));
+                    let first =
+                        self.providers
+                            .announced
+                            .insert((task.id.clone(), wanted, provider));
                     if provider != wanted && first {
                         self.events.emit(Event::FailedOver {
                             role: "executor".into(),
@@ -280,7 +278,11 @@ mod tests {
     #[test]
     fn blocked_providers_and_refused_models_say_why() {
         let mut p = Providers::default();
-        let quota = InfraFailure::new(FailureKind::QuotaExhausted, Provider::Anthropic, "no credit");
+        let quota = InfraFailure::new(
+            FailureKind::QuotaExhausted,
+            Provider::Anthropic,
+            "no credit",
+        );
         assert!(!p.is_blocked(Provider::Anthropic));
         p.block(&quota, "claude: out of quota".into());
         assert!(p.is_blocked(Provider::Anthropic));

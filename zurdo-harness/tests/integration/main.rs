@@ -11,6 +11,7 @@ mod baselines;
 mod confinement;
 mod coverage;
 mod detection;
+mod escalation;
 mod file_hints;
 mod frozen;
 mod heal;
