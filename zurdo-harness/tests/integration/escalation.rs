@@ -500,6 +500,28 @@ fn out_of_quota_fails_over_to_the_next_provider_without_spending_the_budget() {
 }
 
 #[test]
+fn not_logged_in_mid_run_fails_over_for_every_cli() {
+    for (first, second) in [
+        ("claude", "gemini"),
+        ("codex", "copilot"),
+        ("copilot", "codex"),
+        ("gemini", "claude"),
+    ] {
+        let r = Repo::new(&[first, second], &prd(1), &failover_config(first, second, ""));
+        r.script(first, json!({"attempts": [{"fail": "auth"}]}));
+        r.script(second, json!({"attempts": [{"write": {"out.txt": "ok\n"}}]}));
+        let out = r.run();
+        let all = said(&out);
+        assert_eq!(out.status.code(), Some(0), "{first} → {second}: {all}");
+        let blocked = r.events("provider_blocked");
+        assert_eq!(blocked.len(), 1, "{first}: {all}");
+        assert_eq!(blocked[0]["failure"]["kind"], "auth_failed", "{first}");
+        assert_eq!(r.task()["attempts"], 1, "{first}");
+        assert_eq!(ran_on(&r.task()), pairs(&[(provider(second), "model-b")]));
+    }
+}
+
+#[test]
 fn not_logged_in_at_the_probe_fails_over_before_any_attempt() {
     let r = Repo::new(
         &["claude", "codex"],
@@ -691,4 +713,55 @@ climb_on = "failure"
         ran_on(&r.task()),
         pairs(&[("anthropic", "haiku"), ("openai", "gpt-6.2-sol")])
     );
+}
+
+#[test]
+fn doctor_probes_the_fallbacks_and_the_ladder_and_says_each_providers_state() {
+    let config = r#"[providers.anthropic]
+command = "{claude}"
+
+[providers.openai]
+command = "{codex}"
+
+[providers.google]
+command = "/nonexistent/gemini"
+
+[effort_map.anthropic]
+low = "haiku"
+high = "opus"
+
+[effort_map.openai]
+low = "gpt-6.2-sol"
+
+[effort_map.google]
+low = "gemini-2.5-flash"
+
+[roles.executor]
+fallback = ["openai", "google"]
+
+[escalation]
+enabled = true
+"#;
+    let r = Repo::new(&["claude", "codex"], &prd(1), config);
+    r.script("codex", json!({"auth": "missing"}));
+    let out = Command::new(env!("CARGO_BIN_EXE_zurdo"))
+        .arg("doctor")
+        .current_dir(&r.root)
+        .stdin(Stdio::null())
+        .env("IS_SANDBOX", "1")
+        .output()
+        .expect("zurdo runs");
+    let stdout = crate::common::text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "a probe failed: {stdout}");
+    for line in [
+        "executor fallback: openai, google\n",
+        "escalation: retry → diagnose → effort:high → halt (a task climbs one rung on each stall)\n",
+        "  probing anthropic opus (ladder effort:high) …\n",
+        "  probing openai gpt-6.2-sol (fallback effort low) …\n",
+        "  probing google gemini-2.5-flash (fallback effort low) …\n",
+        "provider states (from the probes):\n  anthropic: authenticated and working (2 of 2 probed models answered)\n  openai: NOT authenticated (the CLI said: unexpected status 401 Unauthorized",
+        "  google: cannot work: cannot be started (cannot start `/nonexistent/gemini`",
+    ] {
+        assert!(stdout.contains(line), "{line:?} in:\n{stdout}");
+    }
 }
