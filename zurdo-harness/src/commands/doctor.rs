@@ -13,8 +13,8 @@ use crate::agent::catalog::{self, Listing, Login};
 use crate::agent::{invoke, Provider};
 use crate::cli::DoctorArgs;
 use crate::config::Config;
-use crate::escalation::Rung;
 use crate::error::{Exit, Outcome};
+use crate::escalation::Rung;
 use crate::run::probe::{self, Target};
 
 /// Runs the command and returns its exit status.
@@ -34,7 +34,10 @@ pub fn run(args: &DoctorArgs) -> Outcome {
         let chain: Vec<&str> = config.executor_fallback.iter().map(|p| p.name()).collect();
         println!("executor fallback: {}", chain.join(", "));
     }
-    for (name, role) in [("analyzer", &config.analyzer), ("reasoner", &config.reasoner)] {
+    for (name, role) in [
+        ("analyzer", &config.analyzer),
+        ("reasoner", &config.reasoner),
+    ] {
         if let Some(role) = role.as_ref().filter(|r| !r.fallback.is_empty()) {
             let seats: Vec<String> = role
                 .fallback
@@ -175,7 +178,10 @@ pub fn probe_all(config: &Config, root: &Path) -> bool {
             }
         }
     }
-    for (name, role) in [("analyzer", &config.analyzer), ("reasoner", &config.reasoner)] {
+    for (name, role) in [
+        ("analyzer", &config.analyzer),
+        ("reasoner", &config.reasoner),
+    ] {
         let Some(role) = role else { continue };
         for (i, seat) in role.chain().into_iter().enumerate() {
             let label = if i == 0 {

@@ -130,9 +130,9 @@ impl<'c> Analyzer<'c> {
         met.extend(called.failure.clone().filter(|f| f.kind.fails_over()));
         let mut blocked = self.blocked.borrow_mut();
         for f in met {
-            blocked.entry(f.provider).or_insert_with(|| {
-                format!("{}: {}{}", f.cli(), f.kind.headline(), f.quoted())
-            });
+            blocked
+                .entry(f.provider)
+                .or_insert_with(|| format!("{}: {}{}", f.cli(), f.kind.headline(), f.quoted()));
         }
         self.guard.hold_if_stopping();
         called

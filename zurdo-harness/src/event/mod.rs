@@ -530,6 +530,24 @@ pub enum Event {
         /// How many there are.
         total: usize,
     },
+    /// The challenger was asked about a passing attempt (`[roles.challenger]`).
+    Challenged {
+        /// The task.
+        task: String,
+        /// The attempt.
+        attempt: u32,
+        /// The model asked.
+        model: String,
+        /// Findings its probes confirmed (each fails the attempt).
+        confirmed: usize,
+        /// Findings left unconfirmed (reported at medium, no effect).
+        unconfirmed: usize,
+        /// Findings dropped (an invented citation, an unknown kind…).
+        dropped: usize,
+        /// Why it gave no verdict, when it did not (fail-open).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        skipped: Option<String>,
+    },
     /// The coverage gate could not measure a task's attempt (outside git,
     /// say); the attempt is judged without it.
     CoverageUnmeasured {

@@ -6,11 +6,13 @@
 //! summary table, one entry per task, the `[manual]` sign-offs (`##
 //! Reviews`), the reasoning sections (`## Diagnoses`, `## Fingerprint Stalls`, `## Halt
 //! Attributions`, `## Heal Routings`, `## Lessons Extracted`, `## Lessons
-//! Injected`), the escalation ladder's climbs (`## Escalations`), the
-//! providers blocked and the work that failed over (`## Provider
-//! Failovers`) and the warnings only the events keep (`## Warnings`), each
-//! omitted entirely when it has nothing to say.
+//! Injected`), the challenger's findings (`## Challenger`), the escalation
+//! ladder's climbs (`## Escalations`), the providers blocked and the work
+//! that failed over (`## Provider Failovers`) and the warnings only the
+//! events keep (`## Warnings`), each omitted entirely when it has nothing
+//! to say.
 
+pub mod challenges;
 pub mod escalations;
 pub mod reviews;
 pub mod summary;
@@ -46,6 +48,7 @@ pub fn markdown(state: &RunState, events: &[Event], reviews: &Chain, written_at:
     heal_routings(&mut out, state);
     lessons_extracted(&mut out, state);
     lessons_injected(&mut out, state);
+    challenges::section_of(&mut out, state);
     escalations::climbs(&mut out, state);
     escalations::failovers(&mut out, events);
     warnings::section(&mut out, events);
@@ -609,6 +612,7 @@ mod tests {
             updated_at: "2026-01-01T00:05:00Z".into(),
             tasks,
             reasoner_calls: 0,
+            challenger_calls: 0,
             review_chain: None,
         }
     }
@@ -679,6 +683,7 @@ mod tests {
                 "addopts gained -k 'not slow'",
                 "restore pytest.ini",
             )],
+            challenge: None,
             fingerprint: Some("fp12".into()),
             failure: vec![],
             failure_surface: None,

@@ -16,8 +16,9 @@ use zurdo::Task;
 
 use super::Run;
 use crate::agent::failure::InfraFailure;
+use crate::agent::side_call;
 use crate::agent::Provider;
-use crate::config::Config;
+use crate::config::{Config, Role};
 use crate::error::{Error, ErrorKind};
 use crate::escalation::Rung;
 use crate::event::{Event, Events};
@@ -268,6 +269,93 @@ pub(super) fn block(
         failure: failure.clone(),
         during: during.to_string(),
     });
+}
+
+/// Who a side call (the reasoner, the challenger) is for, and its limit.
+pub(super) struct SideCall<'a> {
+    /// `reasoner`, `challenger`.
+    pub role_name: &'a str,
+    /// The task it is about.
+    pub task: &'a str,
+    /// The role: its seat, then its fallbacks.
+    pub role: &'a Role,
+    /// One call's limit.
+    pub timeout: std::time::Duration,
+}
+
+/// Asks `prompt` down `call.role`'s chain: a provider blocked in this run
+/// is not asked, one whose CLI cannot work is blocked (for every role) and
+/// the next seat is asked; a move is announced (`failed_over`).
+pub(super) fn side_call_chain(
+    providers: &mut Providers,
+    events: &Events,
+    config: &Config,
+    interrupt: &super::interrupt::Interrupt,
+    display: &str,
+    call: &SideCall<'_>,
+    prompt: &str,
+) -> side_call::Called {
+    let chain = call.role.chain();
+    let programs: Vec<String> = chain
+        .iter()
+        .map(|s| config.command(s.provider).to_string())
+        .collect();
+    let asked: Vec<side_call::Asked<'_>> = chain
+        .iter()
+        .zip(&programs)
+        .map(|(seat, program)| side_call::Asked {
+            provider: seat.provider,
+            program,
+            model: &seat.model,
+            timeout: call.timeout,
+            role: call.role_name,
+        })
+        .collect();
+    // A second Ctrl-C kills the call's CLI as it kills an agent.
+    let interrupt = interrupt.clone();
+    let mut failed = Vec::new();
+    let blocked = &*providers;
+    let (called, used) = side_call::call_chain(
+        &asked,
+        prompt,
+        &|p| blocked.why_blocked(p),
+        |passed| {
+            if let side_call::Passed::Failed { failure, .. } = passed {
+                failed.push(failure.clone());
+            }
+        },
+        |pid| interrupt.set_agent_group(pid),
+    );
+    failed.extend(called.failure.clone().filter(|f| f.kind.fails_over()));
+    for failure in &failed {
+        block(
+            providers,
+            events,
+            failure,
+            failure.stop_message(display),
+            call.role_name,
+        );
+    }
+    if let Some(used) = used.filter(|&i| i > 0) {
+        let seat = |i: usize| format!("{}/{}", chain[i].provider.name(), chain[i].model);
+        let why: Vec<String> = (0..used)
+            .filter_map(|i| {
+                providers
+                    .why_blocked(chain[i].provider)
+                    .map(|w| format!("{}: {w}", seat(i)))
+            })
+            .collect();
+        events.emit(Event::FailedOver {
+            role: call.role_name.to_string(),
+            task: Some(call.task.to_string()),
+            attempt: None,
+            from: seat(0),
+            to: seat(used),
+            model: chain[used].model.clone(),
+            why: why.join("; "),
+        });
+    }
+    called
 }
 
 #[cfg(test)]

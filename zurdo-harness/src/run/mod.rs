@@ -25,6 +25,7 @@
 //! Everything the loop reports is an [`Event`]; nothing here prints.
 
 mod attempt;
+mod challenge;
 mod coverage;
 mod escalate;
 mod failover;

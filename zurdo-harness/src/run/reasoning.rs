@@ -16,7 +16,7 @@ use zurdo::Task;
 use super::failover::{self, Providers};
 use super::interrupt::Interrupt;
 use super::{Context, Record, Run};
-use crate::agent::{side_call, vocabulary, Usage};
+use crate::agent::{vocabulary, Usage};
 use crate::config::{Config, Role};
 use crate::event::{Event, Events, Extraction};
 use crate::evidence::Guards;
@@ -608,61 +608,20 @@ impl Reasoner<'_> {
         );
         // The role's own seat, then its fallbacks: a provider blocked in
         // this run is not asked; one whose CLI cannot work is blocked.
-        let chain = role.chain();
-        let programs: Vec<String> = chain
-            .iter()
-            .map(|s| self.ctx.config.command(s.provider).to_string())
-            .collect();
-        let asked: Vec<side_call::Asked<'_>> = chain
-            .iter()
-            .zip(&programs)
-            .map(|(seat, program)| side_call::Asked {
-                provider: seat.provider,
-                program,
-                model: &seat.model,
+        let called = failover::side_call_chain(
+            self.providers,
+            self.events,
+            &self.ctx.config,
+            self.interrupt,
+            &self.ctx.display,
+            &failover::SideCall {
+                role_name: "reasoner",
+                task,
+                role,
                 timeout: self.ctx.config.reason.timeout,
-                role: "reasoner",
-            })
-            .collect();
-        // A second Ctrl-C kills the reasoner as it kills an agent.
-        let interrupt = self.interrupt.clone();
-        let mut failed = Vec::new();
-        let providers = &*self.providers;
-        let (called, used) = side_call::call_chain(
-            &asked,
-            prompt,
-            &|p| providers.why_blocked(p),
-            |passed| {
-                if let side_call::Passed::Failed { failure, .. } = passed {
-                    failed.push(failure.clone());
-                }
             },
-            |pid| interrupt.set_agent_group(pid),
+            prompt,
         );
-        failed.extend(called.failure.clone().filter(|f| f.kind.fails_over()));
-        for failure in &failed {
-            let stop = failure.stop_message(&self.ctx.display);
-            failover::block(self.providers, self.events, failure, stop, "reasoner");
-        }
-        if let Some(used) = used.filter(|&i| i > 0) {
-            let seat = |i: usize| format!("{}/{}", chain[i].provider.name(), chain[i].model);
-            let why: Vec<String> = (0..used)
-                .filter_map(|i| {
-                    self.providers
-                        .why_blocked(chain[i].provider)
-                        .map(|w| format!("{}: {w}", seat(i)))
-                })
-                .collect();
-            self.events.emit(Event::FailedOver {
-                role: "reasoner".into(),
-                task: Some(task.to_string()),
-                attempt: None,
-                from: seat(0),
-                to: seat(used),
-                model: chain[used].model.clone(),
-                why: why.join("; "),
-            });
-        }
         if called.started {
             self.events.on_write(
                 self.record

@@ -507,9 +507,16 @@ fn not_logged_in_mid_run_fails_over_for_every_cli() {
         ("copilot", "codex"),
         ("gemini", "claude"),
     ] {
-        let r = Repo::new(&[first, second], &prd(1), &failover_config(first, second, ""));
+        let r = Repo::new(
+            &[first, second],
+            &prd(1),
+            &failover_config(first, second, ""),
+        );
         r.script(first, json!({"attempts": [{"fail": "auth"}]}));
-        r.script(second, json!({"attempts": [{"write": {"out.txt": "ok\n"}}]}));
+        r.script(
+            second,
+            json!({"attempts": [{"write": {"out.txt": "ok\n"}}]}),
+        );
         let out = r.run();
         let all = said(&out);
         assert_eq!(out.status.code(), Some(0), "{first} → {second}: {all}");
