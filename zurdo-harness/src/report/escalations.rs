@@ -111,6 +111,7 @@ mod tests {
             updated_at: String::new(),
             tasks: Vec::new(),
             reasoner_calls: 0,
+            challenger_calls: 0,
             review_chain: None,
         }
     }
