@@ -763,7 +763,7 @@ enabled = true
     for line in [
         "executor fallback: openai, google\n",
         "escalation: retry → diagnose → effort:high → halt (a task climbs one rung on each stall)\n",
-        "  probing anthropic opus (ladder effort:high) …\n",
+        "  probing anthropic opus (effort high, ladder effort:high) …\n",
         "  probing openai gpt-6.2-sol (fallback effort low) …\n",
         "  probing google gemini-2.5-flash (fallback effort low) …\n",
         "provider states (from the probes):\n  anthropic: authenticated and working (2 of 2 probed models answered)\n  openai: NOT authenticated (the CLI said: unexpected status 401 Unauthorized",
