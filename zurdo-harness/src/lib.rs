@@ -9,7 +9,8 @@
 //! 1. [`error`] (exit codes and the error type), [`agent`] (providers, the
 //!    CLIs' command lines and event streams), [`evidence`] (baselines,
 //!    frozen paths, toolchain, the clean room, behind [`evidence::Guards`]),
-//!    [`policy`], [`config`], [`prompt`], [`reason`] (fingerprints,
+//!    [`policy`], [`budget`] (cost budgets and the prediction of an
+//!    attempt's spend), [`config`], [`prompt`], [`reason`] (fingerprints,
 //!    diagnosis, the lesson library, the analyzer's critique and heals),
 //!    [`edit`] (edits of a PRD's criteria, checked before they are shown);
 //! 2. [`state`] (`.zurdo/<slug>/`: prd.json, the lock, every state file);
@@ -19,6 +20,7 @@
 //! 6. [`commands`] and [`cli`].
 
 pub mod agent;
+pub mod budget;
 pub mod cli;
 pub mod commands;
 pub mod config;

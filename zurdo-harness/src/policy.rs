@@ -1,27 +1,45 @@
 //! The policy identifier: which verdict-changing rules were in force for a
 //! run. A canonical JSON document of the effective `[verification]`
-//! settings (defaults made explicit), hashed with SHA-256, recorded as
-//! `policy` in prd.json and written beside it as `policy.json`, so two runs'
-//! rules can be compared with `sha256sum policy.json`. With `[escalation]`
-//! on, the ladder its tasks climb is in the document too (`escalation`: who
-//! may work on a task, never what passes it); without it the document is
-//! what it always was.
+//! settings (defaults made explicit) and, when any is set, the `[budget]`
+//! limits, hashed with SHA-256, recorded as `policy` in prd.json and
+//! written beside it as `policy.json`, so two runs' rules can be compared
+//! with `sha256sum policy.json`. With `[escalation]` on, the ladder its
+//! tasks climb is in the document too (`escalation`: who may work on a
+//! task, never what passes it); without it the document is what it was.
 
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 use zurdo::verify::env::DEFAULT_ALLOWLIST;
 use zurdo::verify::VerificationConfig;
 
+use crate::budget::Budget;
 use crate::escalation::Escalation;
 
-/// The canonical policy document (keys sorted; every default spelled out),
-/// with the escalation ladder when one is on.
-pub fn document(v: &VerificationConfig, escalation: Option<&Escalation>) -> Value {
-    let mut doc = verification_document(v);
+/// [`document`] with the escalation ladder, when one is on.
+pub fn document_with(
+    v: &VerificationConfig,
+    budget: &Budget,
+    escalation: Option<&Escalation>,
+) -> Value {
+    let mut doc = document(v, budget);
     if let (Some(e), Some(fields)) = (escalation, doc.as_object_mut()) {
         fields.insert("escalation".into(), e.document());
     }
     doc
+}
+
+/// [`canonical`] with the escalation ladder, when one is on.
+pub fn canonical_with(
+    v: &VerificationConfig,
+    budget: &Budget,
+    escalation: Option<&Escalation>,
+) -> String {
+    document_with(v, budget, escalation).to_string()
+}
+
+/// [`id`] with the escalation ladder, when one is on.
+pub fn id_with(v: &VerificationConfig, budget: &Budget, escalation: Option<&Escalation>) -> String {
+    hex(canonical_with(v, budget, escalation).as_bytes())
 }
 
 /// The ladder a policy document records, when it records one.
@@ -39,7 +57,10 @@ pub fn escalation_of(document: &Value) -> Option<Escalation> {
     Some(Escalation { ladder, climb_on })
 }
 
-fn verification_document(v: &VerificationConfig) -> Value {
+/// The canonical policy document (keys sorted; every default spelled out).
+/// The budget is in it only when a limit is set, so a run without one
+/// keeps the id it had before budgets existed.
+pub fn document(v: &VerificationConfig, budget: &Budget) -> Value {
     let mut allowlist: Vec<String> = DEFAULT_ALLOWLIST.iter().map(|s| s.to_string()).collect();
     allowlist.extend(v.env_allowlist.iter().cloned());
     allowlist.sort();
@@ -52,7 +73,7 @@ fn verification_document(v: &VerificationConfig) -> Value {
         list.dedup();
         list
     };
-    json!({
+    let mut doc = json!({
         "version": 1,
         "criterion_seconds": v.criterion_seconds,
         "http_read_limit": v.http_read_limit,
@@ -90,7 +111,11 @@ fn verification_document(v: &VerificationConfig) -> Value {
             .bwrap_args()
         }),
         "verification": serde_json::to_value(v).unwrap_or(Value::Null),
-    })
+    });
+    if budget.is_set() {
+        doc["budget"] = serde_json::to_value(budget).unwrap_or(Value::Null);
+    }
+    doc
 }
 
 /// What the clean room re-verifies in, for the policy: nothing (`off`), a
@@ -113,13 +138,18 @@ fn clean_room_image(backend: &str) -> Value {
 }
 
 /// The document as canonical bytes (serde_json's maps are sorted).
-pub fn canonical(v: &VerificationConfig, escalation: Option<&Escalation>) -> String {
-    document(v, escalation).to_string()
+pub fn canonical(v: &VerificationConfig, budget: &Budget) -> String {
+    document(v, budget).to_string()
 }
 
 /// SHA-256 of the canonical document, hex.
-pub fn id(v: &VerificationConfig, escalation: Option<&Escalation>) -> String {
-    Sha256::digest(canonical(v, escalation).as_bytes())
+pub fn id(v: &VerificationConfig, budget: &Budget) -> String {
+    hex(canonical(v, budget).as_bytes())
+}
+
+/// SHA-256 of `bytes`, hex.
+fn hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect()
@@ -129,10 +159,17 @@ pub fn id(v: &VerificationConfig, escalation: Option<&Escalation>) -> String {
 mod tests {
     use super::*;
 
+    const NONE: Budget = Budget {
+        max_cost_usd: None,
+        max_task_cost_usd: None,
+        max_tokens: None,
+        max_task_tokens: None,
+    };
+
     #[test]
     fn the_id_changes_with_any_verdict_changing_setting_and_only_then() {
         let base = VerificationConfig::default();
-        assert_eq!(id(&base, None), id(&VerificationConfig::default(), None));
+        assert_eq!(id(&base, &NONE), id(&VerificationConfig::default(), &NONE));
         let changes = [
             VerificationConfig {
                 agent_sandbox: "bubblewrap".into(),
@@ -180,7 +217,7 @@ mod tests {
             },
         ];
         // The surfaces are spelled out, defaults included.
-        let doc = document(&base, None);
+        let doc = document(&base, &NONE);
         assert_eq!(doc["verdict_surface"], true);
         assert_eq!(doc["environment_surface"], true);
         assert_eq!(doc["verdict_surface_extra"], serde_json::json!([]));
@@ -193,14 +230,14 @@ mod tests {
                 clean_room: "bubblewrap".into(),
                 ..Default::default()
             },
-            None,
+            &NONE,
         );
         assert_eq!(room["clean_room_image"]["bwrap"][0], "bwrap");
         assert!(room["clean_room_image"]["bwrap"]
             .as_array()
             .is_some_and(|a| a.iter().any(|x| x == "<room>")));
         for changed in changes {
-            assert_ne!(id(&base, None), id(&changed, None), "{changed:?}");
+            assert_ne!(id(&base, &NONE), id(&changed, &NONE), "{changed:?}");
         }
         // The sealed file is in the policy by path and by its bytes.
         let dir = tempfile::tempdir().expect("dir");
@@ -210,16 +247,16 @@ mod tests {
             sealed: Some(file.display().to_string()),
             ..Default::default()
         };
-        let first = id(&sealed, None);
-        assert_ne!(first, id(&base, None));
+        let first = id(&sealed, &NONE);
+        assert_ne!(first, id(&base, &NONE));
         assert_eq!(
-            document(&sealed, None)["sealed"]["sha256"]
+            document(&sealed, &NONE)["sealed"]["sha256"]
                 .as_str()
                 .map(str::len),
             Some(64)
         );
         std::fs::write(&file, "two").expect("write");
-        assert_ne!(first, id(&sealed, None), "the sealed bytes changed");
+        assert_ne!(first, id(&sealed, &NONE), "the sealed bytes changed");
         // Order of a set-like list does not matter.
         let a = VerificationConfig {
             protected_paths: vec!["a".into(), "b".into()],
@@ -230,17 +267,39 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(
-            document(&a, None)["protected_paths"],
-            document(&b, None)["protected_paths"]
+            document(&a, &NONE)["protected_paths"],
+            document(&b, &NONE)["protected_paths"]
         );
-        assert_eq!(id(&base, None).len(), 64);
+        assert_eq!(id(&base, &NONE).len(), 64);
+    }
+
+    #[test]
+    fn the_budget_is_in_the_policy_only_when_one_is_set() {
+        let v = VerificationConfig::default();
+        assert!(document(&v, &NONE).get("budget").is_none());
+        let budget = Budget {
+            max_task_cost_usd: Some(zurdo::money::Usd(2_500_000)),
+            ..NONE
+        };
+        let doc = document(&v, &budget);
+        assert_eq!(doc["budget"], serde_json::json!({"max_task_cost_usd": 2.5}));
+        assert_ne!(id(&v, &budget), id(&v, &NONE));
+        let other = Budget {
+            max_tokens: Some(10),
+            ..budget
+        };
+        assert_ne!(id(&v, &budget), id(&v, &other));
+        // What policy.json holds reads back as the budget it was.
+        let back: Budget = serde_json::from_value(doc["budget"].clone()).expect("reads");
+        assert_eq!(back, budget);
     }
 
     #[test]
     fn the_ladder_is_in_the_policy_only_when_on_and_reads_back() {
         use crate::escalation::{Rung, Trigger};
         let base = VerificationConfig::default();
-        assert!(document(&base, None).get("escalation").is_none());
+        assert_eq!(document_with(&base, &NONE, None), document(&base, &NONE));
+        assert_eq!(id_with(&base, &NONE, None), id(&base, &NONE));
         let e = Escalation {
             ladder: vec![
                 Rung::Retry,
@@ -250,14 +309,14 @@ mod tests {
             ],
             climb_on: Trigger::Stall,
         };
-        let doc = document(&base, Some(&e));
+        let doc = document_with(&base, &NONE, Some(&e));
         assert_eq!(
             doc["escalation"]["ladder"],
             serde_json::json!(["retry", "effort:high", "provider:openai", "halt"])
         );
         assert_eq!(doc["escalation"]["climb_on"], "stall");
-        assert_ne!(id(&base, Some(&e)), id(&base, None));
+        assert_ne!(id_with(&base, &NONE, Some(&e)), id(&base, &NONE));
         assert_eq!(escalation_of(&doc), Some(e));
-        assert_eq!(escalation_of(&document(&base, None)), None);
+        assert_eq!(escalation_of(&document(&base, &NONE)), None);
     }
 }

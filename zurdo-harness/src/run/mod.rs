@@ -25,6 +25,7 @@
 //! Everything the loop reports is an [`Event`]; nothing here prints.
 
 mod attempt;
+mod budget;
 mod challenge;
 mod coverage;
 mod escalate;
@@ -172,6 +173,9 @@ struct Run {
     /// Set when the run must stop with this error once the current step
     /// ends (a standing set over budget; an agent CLI that cannot start).
     stop: Option<Error>,
+    /// The providers whose CLI reports no cost that the run has said so of
+    /// (once each: their attempts count against the token limits).
+    said_counts_tokens: BTreeSet<crate::agent::Provider>,
     _lock: Lock,
 }
 
@@ -361,12 +365,19 @@ impl Run {
         }
     }
 
-    /// Settles `task` at `status`.
+    /// Settles `task` at `status`; a pass by an attempt gets its receipt
+    /// (what it cost, what proved it), anything else loses one.
     fn settle(&mut self, task: &Task, status: Status, settled: Settled) {
         if let Some(t) = self.record.task_mut(&task.id) {
             t.status = status;
             t.blocked_by = match &settled {
                 Settled::Blocked { by } => Some(by.clone()),
+                _ => None,
+            };
+            t.receipt = match status {
+                Status::Passed | Status::PassedPendingReview => {
+                    crate::state::receipt::Receipt::of(t, task)
+                }
                 _ => None,
             };
         }

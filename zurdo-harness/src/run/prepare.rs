@@ -180,6 +180,7 @@ pub(super) fn prepare(
         held: Default::default(),
         providers: Default::default(),
         stop: None,
+        said_counts_tokens: BTreeSet::new(),
         _lock: lock,
     };
     run.reconcile_reviews(&crate::state::review_log::sha256_hex(&bytes));
@@ -503,19 +504,26 @@ fn sealed_changed(document: Option<&serde_json::Value>) -> Option<(String, Strin
 
 /// Records the policy of a fresh run (`policy` in prd.json, `policy.json`,
 /// `config-at-run-start.toml`), or, on resume, puts the run-start
-/// `[verification]` back in force and warns when today's config would hash
-/// differently. The run-start policy comes from `config-at-run-start.toml`,
-/// else from `policy.json`'s own copy, whichever hashes to the policy id
-/// prd.json records (prd.json's MAC vouches for that id); when neither
-/// does, both records were altered and the run refuses to go on under
-/// rules it cannot restore.
+/// `[verification]` and `[budget]` back in force and warns when today's
+/// config would hash differently. The run-start policy comes from
+/// `config-at-run-start.toml`, else from `policy.json`'s own copy,
+/// whichever hashes to the policy id prd.json records (prd.json's MAC
+/// vouches for that id); when neither does, both records were altered and
+/// the run refuses to go on under rules it cannot restore.
 fn fix_policy(
     mut state: RunState,
     dir: &StateDir,
     config: &mut Config,
     events: &Events,
 ) -> Result<RunState, Error> {
-    let today = crate::policy::id(&config.verification, config.escalation.as_ref());
+    use crate::budget::Budget;
+    use crate::escalation::Escalation;
+    use zurdo::verify::VerificationConfig;
+    let today = crate::policy::id_with(
+        &config.verification,
+        &config.budget,
+        config.escalation.as_ref(),
+    );
     if state.policy.is_empty() {
         state.policy = today;
         let text = match &config.source {
@@ -523,7 +531,11 @@ fn fix_policy(
             None => crate::config::TEMPLATE.to_string(),
         };
         events.on_write(dir.write_policy(
-            &crate::policy::canonical(&config.verification, config.escalation.as_ref()),
+            &crate::policy::canonical_with(
+                &config.verification,
+                &config.budget,
+                config.escalation.as_ref(),
+            ),
             &text,
         ));
         return Ok(state);
@@ -531,9 +543,8 @@ fn fix_policy(
     if state.policy == today {
         return Ok(state);
     }
-    type Ladder = Option<crate::escalation::Escalation>;
-    let recorded = |v: &zurdo::verify::VerificationConfig, e: &Ladder| {
-        crate::policy::id(v, e.as_ref()) == state.policy
+    let recorded = |v: &VerificationConfig, b: &Budget, e: &Option<Escalation>| {
+        crate::policy::id_with(v, b, e.as_ref()) == state.policy
     };
     let document = dir
         .read_policy()
@@ -552,49 +563,48 @@ fn fix_policy(
         .as_ref()
         .and_then(|doc| doc["verification"]["sealed"].as_str())
         .map(str::to_string);
-    // The run-start ladder is kept like its [verification].
-    let from_config = dir
-        .read_config_at_run_start()
-        .and_then(|text| {
-            let ladder = Config::parse(&text).ok().and_then(|c| c.escalation);
-            zurdo::verify::VerificationConfig::parse(&text)
-                .ok()
-                .map(|v| (v, ladder))
-        })
-        .and_then(|(v, ladder)| {
-            if recorded(&v, &ladder) {
-                return Some((v, ladder));
-            }
-            let v = zurdo::verify::VerificationConfig {
-                sealed: recorded_sealed.clone(),
-                ..v
-            };
-            recorded(&v, &ladder).then_some((v, ladder))
-        });
-    if let Some((v, ladder)) = from_config {
+    // The run-start budget and ladder are kept like its [verification].
+    let from_config = dir.read_config_at_run_start().and_then(|text| {
+        let v = VerificationConfig::parse(&text).ok()?;
+        let parsed = Config::parse(&text).ok();
+        let b = parsed.as_ref().map(|c| c.budget).unwrap_or_default();
+        let e = parsed.and_then(|c| c.escalation);
+        if recorded(&v, &b, &e) {
+            return Some((v, b, e));
+        }
+        let v = VerificationConfig {
+            sealed: recorded_sealed.clone(),
+            ..v
+        };
+        recorded(&v, &b, &e).then_some((v, b, e))
+    });
+    if let Some((v, b, e)) = from_config {
         config.verification = v;
-        config.escalation = ladder;
+        config.budget = b;
+        config.escalation = e;
         return Ok(state);
     }
     events.emit(Event::PolicyRecordAltered {
         path: dir.config_at_run_start().display().to_string(),
     });
-    let from_document = document
-        .as_ref()
-        .and_then(|doc| {
-            serde_json::from_value(doc["verification"].clone())
-                .ok()
-                .map(|v| (v, crate::policy::escalation_of(doc)))
-        })
-        .filter(|(v, ladder)| recorded(v, ladder));
+    let from_document = document.as_ref().and_then(|doc| {
+        let v: VerificationConfig = serde_json::from_value(doc["verification"].clone()).ok()?;
+        let b: Budget = match doc.get("budget") {
+            Some(b) => serde_json::from_value(b.clone()).ok()?,
+            None => Budget::default(),
+        };
+        let e = crate::policy::escalation_of(doc);
+        recorded(&v, &b, &e).then_some((v, b, e))
+    });
     match from_document {
-        Some((v, ladder)) => {
+        Some((v, b, e)) => {
             config.verification = v;
-            config.escalation = ladder;
+            config.budget = b;
+            config.escalation = e;
             Ok(state)
         }
         None => Err(Error::invalid(format!(
-            "the run-start policy cannot be restored: neither {} nor {} hashes to the policy prd.json records ({}), and today's [verification] differs; restore them, or `zurdo run --reset` to start over under today's config",
+            "the run-start policy cannot be restored: neither {} nor {} hashes to the policy prd.json records ({}), and today's [verification] and [budget] differ; restore them, or `zurdo run --reset` to start over under today's config",
             dir.config_at_run_start().display(),
             dir.dir.join("policy.json").display(),
             &state.policy[..12.min(state.policy.len())]

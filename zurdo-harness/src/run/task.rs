@@ -57,6 +57,11 @@ impl Run {
             let Some(agent) = self.agent_for(task, attempt) else {
                 return;
             };
+            // Before anything is spent: an attempt that would cross a
+            // budget is refused and the task fails.
+            if waits == 0 && self.refused_by_budget(task, attempt, agent.provider) {
+                return;
+            }
             match self.attempt(task, attempt, max, &agent) {
                 Attempted::Settled(status, settled) => {
                     self.settle(task, status, settled);

@@ -319,6 +319,13 @@ agent_timeout = "60s"
     assert_eq!(record["effort"], "high");
     assert_eq!(record["climbs"].as_array().map(Vec::len), Some(4));
     assert_eq!(record["climbs"][3]["skipped"][0]["rung"], "provider:google");
+    // The task's receipt carries its climbs.
+    assert_eq!(
+        task["receipt"]["escalations"].as_array().map(Vec::len),
+        Some(4),
+        "{task:#}"
+    );
+    assert_eq!(task["receipt"]["escalations"][3]["to"], "provider:openai");
     // The diagnose rung asked the reasoner, which failed over from gemini
     // (not installed) to its fallback.
     let diagnoses = r.events("diagnosis_outcome");
