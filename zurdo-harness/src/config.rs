@@ -13,6 +13,7 @@ use zurdo::verify::{VerificationConfig, CONFIG_PATH};
 
 use crate::agent::Provider;
 use crate::error::{Error, ErrorKind};
+use crate::escalation::{Escalation, Rung, Trigger, DEFAULT_LADDER};
 
 /// Most bytes of `.zurdo/config.toml` read (a real config is a few KB).
 pub const CONFIG_LIMIT: u64 = 1024 * 1024;
@@ -37,6 +38,13 @@ pub struct Config {
     pub analyzer: Option<Role>,
     /// The reasoner role, when configured.
     pub reasoner: Option<Role>,
+    /// `[roles.executor] fallback`: the providers the executor fails over
+    /// to, in order, when its CLI cannot work for the rest of the run (out
+    /// of quota, not logged in, not installed, rate limited past the
+    /// wait). Each has its own effort map.
+    pub executor_fallback: Vec<Provider>,
+    /// `[escalation]`, when enabled: the ladder a task climbs.
+    pub escalation: Option<Escalation>,
     /// `[roles.challenger]`, when configured: the model that tries to
     /// refute a passing attempt.
     pub challenger: Option<ChallengerConfig>,
@@ -118,6 +126,30 @@ pub struct Role {
     pub provider: Provider,
     /// The model.
     pub model: String,
+    /// `fallback`: where the role's calls go, in order, when its
+    /// provider's CLI cannot work.
+    pub fallback: Vec<Seat>,
+}
+
+/// One provider and model a role can be asked through.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Seat {
+    /// Whose CLI.
+    pub provider: Provider,
+    /// The model.
+    pub model: String,
+}
+
+impl Role {
+    /// The role's own seat, then its fallbacks.
+    pub fn chain(&self) -> Vec<Seat> {
+        let mut chain = vec![Seat {
+            provider: self.provider,
+            model: self.model.clone(),
+        }];
+        chain.extend(self.fallback.iter().cloned());
+        chain
+    }
 }
 
 impl Config {
@@ -136,6 +168,21 @@ impl Config {
             Some(model) => Ok(model),
             None => Err(map.map(|m| m.keys().cloned().collect()).unwrap_or_default()),
         }
+    }
+
+    /// The model `provider`'s effort map gives `effort`.
+    pub fn model_of(&self, provider: Provider, effort: &str) -> Option<&str> {
+        self.effort_map
+            .get(&provider)
+            .and_then(|m| m.get(effort))
+            .map(String::as_str)
+    }
+
+    /// The executor, then its fallbacks (`[roles.executor] fallback`).
+    pub fn executor_chain(&self) -> Vec<Provider> {
+        let mut chain = vec![self.executor];
+        chain.extend(self.executor_fallback.iter().copied());
+        chain
     }
 
     /// The role that diagnoses stalls and extracts lessons: `[roles.reasoner]`,
@@ -262,18 +309,66 @@ impl Config {
             limits::MAX_ATTEMPTS,
         )
         .map_err(|m| at(raw.defaults.max_attempts.span(), m))?;
-        let role = |r: &Option<RawRole>| -> Result<Option<Role>, String> {
-            match r {
-                None => Ok(None),
-                Some(r) => Ok(Some(Role {
-                    provider: provider(&r.provider)?,
-                    model: r.model.clone(),
-                })),
+        let role = |name: &str, r: &Option<RawRole>| -> Result<Option<Role>, String> {
+            let Some(r) = r else { return Ok(None) };
+            let own = provider(&r.provider)?;
+            let mut fallback: Vec<Seat> = Vec::new();
+            for entry in &r.fallback {
+                let seat =
+                    seat(name, entry.get_ref(), &effort_map).map_err(|m| at(entry.span(), m))?;
+                if seat.provider == own && seat.model == r.model || fallback.contains(&seat) {
+                    return Err(at(
+                        entry.span(),
+                        format!(
+                            "[roles.{name}] fallback names {}/{} twice; each entry is tried once, in order",
+                            seat.provider.name(),
+                            seat.model
+                        ),
+                    ));
+                }
+                fallback.push(seat);
             }
+            Ok(Some(Role {
+                provider: own,
+                model: r.model.clone(),
+                fallback,
+            }))
         };
         let verification = VerificationConfig::parse(text)?;
-        let analyzer = role(&raw.roles.analyzer)?;
-        let reasoner = role(&raw.roles.reasoner)?;
+        let analyzer = role("analyzer", &raw.roles.analyzer)?;
+        let reasoner = role("reasoner", &raw.roles.reasoner)?;
+        let mut executor_fallback = Vec::new();
+        if let Some(e) = &raw.roles.executor {
+            for name in &e.fallback {
+                let p = provider(name)?;
+                if p == executor || executor_fallback.contains(&p) {
+                    return Err(at(
+                        name.span(),
+                        format!(
+                            "[roles.executor] fallback names `{}` {}; each provider is tried once, in order",
+                            name.get_ref(),
+                            if p == executor {
+                                "and so does [executor] provider (it is tried first)"
+                            } else {
+                                "twice"
+                            }
+                        ),
+                    ));
+                }
+                if !effort_map.contains_key(&p) {
+                    return Err(at(
+                        name.span(),
+                        format!(
+                            "[roles.executor] fallback names `{}`, which has no effort map: add [effort_map.{}] with a model for each effort the PRDs use",
+                            name.get_ref(),
+                            p.name()
+                        ),
+                    ));
+                }
+                executor_fallback.push(p);
+            }
+        }
+        let escalation = escalation(&raw.escalation, &effort_map, &at)?;
         let challenger = match &raw.roles.challenger {
             Some(c) => Some(challenger_config(c, executor, &effort_map, &provider, &at)?),
             None => None,
@@ -315,6 +410,8 @@ impl Config {
             rate_limit_wait,
             analyzer,
             reasoner,
+            executor_fallback,
+            escalation,
             challenger,
             reason,
             vela_idle,
@@ -388,6 +485,85 @@ fn reason_config(
         max_lessons: *raw.max_lessons.get_ref(),
         timeout,
     })
+}
+
+/// One entry of a role's `fallback`: `"<provider>/<model>"`, or
+/// `"<provider>"` for the model its effort map gives `high`.
+fn seat(
+    role: &str,
+    entry: &str,
+    effort_map: &BTreeMap<Provider, BTreeMap<String, String>>,
+) -> Result<Seat, String> {
+    let (name, model) = match entry.split_once('/') {
+        Some((name, model)) => (name.trim(), Some(model.trim())),
+        None => (entry.trim(), None),
+    };
+    let provider = Provider::from_name(name).ok_or_else(|| {
+        format!(
+            "[roles.{role}] fallback `{entry}` names an unknown provider `{name}`; the providers are {}",
+            provider_names()
+        )
+    })?;
+    let model = match model {
+        Some("") => {
+            return Err(format!(
+                "[roles.{role}] fallback `{entry}` names no model after the slash; write \"{name}/<model>\""
+            ))
+        }
+        Some(model) => model.to_string(),
+        None => effort_map
+            .get(&provider)
+            .and_then(|m| m.get("high"))
+            .cloned()
+            .ok_or_else(|| {
+                format!(
+                    "[roles.{role}] fallback `{entry}` names no model and [effort_map.{}] has no `high` to take it from; write \"{}/<model>\"",
+                    provider.name(),
+                    provider.name()
+                )
+            })?,
+    };
+    Ok(Seat { provider, model })
+}
+
+/// `[escalation]`: `None` unless enabled; every rung checked against the
+/// effort maps it needs.
+fn escalation(
+    raw: &RawEscalation,
+    effort_map: &BTreeMap<Provider, BTreeMap<String, String>>,
+    at: &dyn Fn(std::ops::Range<usize>, String) -> String,
+) -> Result<Option<Escalation>, String> {
+    let climb_on = Trigger::parse(raw.climb_on.get_ref())
+        .map_err(|m| at(raw.climb_on.span(), format!("[escalation] {m}")))?;
+    let mut ladder = Vec::new();
+    match &raw.ladder {
+        None => ladder.extend(DEFAULT_LADDER.iter().filter_map(|r| Rung::parse(r).ok())),
+        Some(rungs) => {
+            for rung in rungs.get_ref() {
+                let parsed = Rung::parse(rung.get_ref())
+                    .map_err(|m| at(rung.span(), format!("[escalation] ladder: {m}")))?;
+                if let Rung::Provider(p) = &parsed {
+                    if !effort_map.contains_key(p) {
+                        return Err(at(
+                            rung.span(),
+                            format!(
+                                "[escalation] ladder: rung `{}` needs [effort_map.{}] (its CLI works with its own models): add it",
+                                rung.get_ref(),
+                                p.name()
+                            ),
+                        ));
+                    }
+                }
+                ladder.push(parsed);
+            }
+            Escalation::check(&ladder)
+                .map_err(|m| at(rungs.span(), format!("[escalation] {m}")))?;
+        }
+    }
+    if !*raw.enabled.get_ref() {
+        return Ok(None);
+    }
+    Ok(Some(Escalation { ladder, climb_on }))
 }
 
 /// `[roles.challenger]`, checked. Without `provider`, the first provider
@@ -475,10 +651,27 @@ fn challenger_config(
         }
         None => 60,
     };
+    let mut fallback: Vec<Seat> = Vec::new();
+    for entry in &raw.fallback {
+        let seat =
+            seat("challenger", entry.get_ref(), effort_map).map_err(|m| at(entry.span(), m))?;
+        if seat.provider == who && seat.model == model || fallback.contains(&seat) {
+            return Err(at(
+                entry.span(),
+                format!(
+                    "[roles.challenger] fallback names {}/{} twice; each entry is tried once, in order",
+                    seat.provider.name(),
+                    seat.model
+                ),
+            ));
+        }
+        fallback.push(seat);
+    }
     Ok(ChallengerConfig {
         role: Role {
             provider: who,
             model,
+            fallback,
         },
         chosen: (!chosen.is_empty()).then(|| chosen.join(", ")),
         max_calls_per_run,
@@ -559,6 +752,8 @@ struct RawConfig {
     roles: RawRoles,
     #[serde(default)]
     reason: RawReason,
+    #[serde(default)]
+    escalation: RawEscalation,
     #[serde(default)]
     vela: RawVela,
     #[serde(default)]
@@ -659,6 +854,7 @@ impl Default for RawReason {
 #[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 struct RawRoles {
+    executor: Option<RawExecutorRole>,
     analyzer: Option<RawRole>,
     reasoner: Option<RawRole>,
     challenger: Option<RawChallenger>,
@@ -675,6 +871,17 @@ struct RawChallenger {
     probe_seconds: Option<Spanned<u64>>,
     #[serde(default)]
     unsandboxed_probes: bool,
+    #[serde(default)]
+    fallback: Vec<Spanned<String>>,
+}
+
+/// `[roles.executor]`: only its fallback chain (the provider itself is
+/// `[executor] provider`, the models its effort map).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawExecutorRole {
+    #[serde(default)]
+    fallback: Vec<Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -682,6 +889,26 @@ struct RawChallenger {
 struct RawRole {
     provider: Spanned<String>,
     model: String,
+    #[serde(default)]
+    fallback: Vec<Spanned<String>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, default)]
+struct RawEscalation {
+    enabled: Spanned<bool>,
+    ladder: Option<Spanned<Vec<Spanned<String>>>>,
+    climb_on: Spanned<String>,
+}
+
+impl Default for RawEscalation {
+    fn default() -> Self {
+        RawEscalation {
+            enabled: Spanned::new(0..0, false),
+            ladder: None,
+            climb_on: Spanned::new(0..0, "stall".into()),
+        }
+    }
 }
 
 /// The commented config `zurdo init` writes; also the defaults when a
@@ -732,7 +959,13 @@ high = "gemini-2.5-pro"
 [defaults]
 max_attempts = 3        # a PRD's **Max-Attempts** overrides it
 agent_timeout = "30m"   # a PRD's **Agent-timeout** overrides it; units s, m or h
-rate_limit_wait = "15m" # a rate-limited CLI is waited out up to this long (no attempt spent); longer stops the run
+rate_limit_wait = "15m" # a rate-limited CLI is waited out up to this long (no attempt spent); longer fails over or stops the run
+
+# Provider failover (optional): when the executor's CLI cannot work for the rest of the run (out of
+# quota, not logged in, not installed, rate limited past the wait), the attempt runs again, uncounted,
+# on the next provider here, with that provider's own effort map. With none left the run stops (exit 5).
+# [roles.executor]
+# fallback = ["openai", "google"]
 
 # Cost budgets (opt in): before each attempt zurdo predicts its spend from the task's attempts so far
 # (else the provider's median in this run) and refuses one that would cross a budget: the task fails
@@ -743,10 +976,12 @@ rate_limit_wait = "15m" # a rate-limited CLI is waited out up to this long (no a
 # max_tokens = 5000000        # the run's tokens, input and output
 # max_task_tokens = 1000000   # one task's tokens
 
-# Models for roles other than executing (analysis, diagnosis). Optional.
+# Models for roles other than executing (analysis, diagnosis). Optional. `fallback` works the same
+# way: "<provider>/<model>", or "<provider>" for its effort map's `high` model.
 # [roles.analyzer]
 # provider = "anthropic"
 # model = "sonnet"
+# fallback = ["openai/gpt-6.2-sol"]
 #
 # The reason subsystem (diagnosis of stalls, lessons from recoveries) is opt in: add
 # [roles.reasoner] (or [roles.analyzer]) and a [reason] table by hand; see docs/reason.md.
@@ -757,6 +992,15 @@ rate_limit_wait = "15m" # a rate-limited CLI is waited out up to this long (no a
 # [roles.challenger]
 # provider = "openai"
 # model = "gpt-5.4"
+
+# The escalation ladder (opt in): the rungs a task climbs, one per stall (or per failed attempt with
+# climb_on = "failure"): retry, diagnose (the reasoner), effort:<key> (that effort's model),
+# provider:<name> (another CLI, its own effort map), halt (the task fails now). A rung that cannot
+# run is skipped with a note. Nothing on the ladder can pass a criterion. See docs/run.md.
+# [escalation]
+# enabled = true
+# ladder = ["retry", "diagnose", "effort:high", "halt"]
+# climb_on = "stall"
 
 # Vela, the optional index watcher (`zurdo vela start`), exits after this long with no change.
 # [vela]
@@ -1140,6 +1384,150 @@ mod tests {
             ),
             "{e}"
         );
+    }
+
+    #[test]
+    fn escalation_is_off_unless_enabled_and_has_a_documented_default_ladder() {
+        let c = Config::parse(TEMPLATE).expect("template parses");
+        assert_eq!(c.escalation, None);
+        assert!(c.executor_fallback.is_empty());
+        assert_eq!(c.executor_chain(), [Provider::Anthropic]);
+        let c = Config::parse("[escalation]\nenabled = true\n").expect("parses");
+        let e = c.escalation.expect("enabled");
+        assert_eq!(
+            e.ladder.iter().map(Rung::name).collect::<Vec<_>>(),
+            DEFAULT_LADDER
+        );
+        assert_eq!(e.climb_on, Trigger::Stall);
+        let c = Config::parse(
+            "[effort_map.openai]\nlow = \"o\"\n[escalation]\nenabled = true\nladder = [\"retry\", \"provider:openai\", \"halt\"]\nclimb_on = \"failure\"\n",
+        )
+        .expect("parses");
+        let e = c.escalation.expect("enabled");
+        assert_eq!(
+            e.ladder,
+            [Rung::Retry, Rung::Provider(Provider::OpenAi), Rung::Halt]
+        );
+        assert_eq!(e.climb_on, Trigger::Failure);
+        // A ladder that is off is still checked: a typo is found before it
+        // is switched on.
+        assert!(Config::parse("[escalation]\nladder = [\"retyr\"]\n").is_err());
+    }
+
+    #[test]
+    fn fallback_chains_read_in_order() {
+        let c = Config::parse(
+            "[effort_map.anthropic]\nlow = \"haiku\"\n[effort_map.openai]\nlow = \"o-low\"\nhigh = \"o-high\"\n[effort_map.google]\nlow = \"g\"\n[roles.executor]\nfallback = [\"openai\", \"google\"]\n[roles.reasoner]\nprovider = \"anthropic\"\nmodel = \"opus\"\nfallback = [\"openai\", \"google/gemini-x\"]\n",
+        )
+        .expect("parses");
+        assert_eq!(
+            c.executor_chain(),
+            [Provider::Anthropic, Provider::OpenAi, Provider::Google]
+        );
+        assert_eq!(c.model_of(Provider::OpenAi, "high"), Some("o-high"));
+        let chain = c.reasoner.expect("reasoner").chain();
+        let seats: Vec<(Provider, &str)> = chain
+            .iter()
+            .map(|s| (s.provider, s.model.as_str()))
+            .collect();
+        assert_eq!(
+            seats,
+            [
+                (Provider::Anthropic, "opus"),
+                (Provider::OpenAi, "o-high"),
+                (Provider::Google, "gemini-x")
+            ]
+        );
+    }
+
+    #[test]
+    fn escalation_and_fallback_errors_name_the_key_and_the_fix() {
+        let cases = [
+            (
+                "[escalation]\nenabled = true\nladder = [\"retry\", \"efort:high\"]\n",
+                "line 3",
+                "[escalation] ladder: unknown rung `efort:high`; the rungs are retry, diagnose, effort:<key of the effort map>, provider:<name>, halt",
+            ),
+            (
+                "[escalation]\nladder = [\"provider:claude\"]\n",
+                "line 2",
+                "[escalation] ladder: rung `provider:claude` names an unknown provider `claude`",
+            ),
+            (
+                "[escalation]\nladder = [\"provider:google\"]\n",
+                "line 2",
+                "rung `provider:google` needs [effort_map.google] (its CLI works with its own models): add it",
+            ),
+            (
+                "[escalation]\nladder = [\"halt\", \"retry\"]\n",
+                "line 2",
+                "[escalation] `halt` is rung 1 of 2, but a halted task climbs no further: move `halt` last",
+            ),
+            (
+                "[escalation]\nladder = []\n",
+                "line 2",
+                "[escalation] ladder is empty; name at least one rung (the default is \"retry\", \"diagnose\", \"effort:high\", \"halt\")",
+            ),
+            (
+                "[escalation]\nclimb_on = \"stalls\"\n",
+                "line 2",
+                "[escalation] climb_on `stalls` is neither \"stall\"",
+            ),
+            (
+                "[escalation]\nenable = true\n",
+                "line 2",
+                "unknown field `enable`",
+            ),
+            (
+                "[roles.executor]\nfallback = [\"opneai\"]\n",
+                "line 2",
+                "unknown provider `opneai`; the providers are anthropic, openai, github, google",
+            ),
+            (
+                "[effort_map.openai]\nlow = \"o\"\n[roles.executor]\nfallback = [\"openai\", \"openai\"]\n",
+                "line 4",
+                "[roles.executor] fallback names `openai` twice; each provider is tried once, in order",
+            ),
+            (
+                "[roles.executor]\nfallback = [\"anthropic\"]\n",
+                "line 2",
+                "[roles.executor] fallback names `anthropic` and so does [executor] provider (it is tried first)",
+            ),
+            (
+                "[roles.executor]\nfallback = [\"google\"]\n",
+                "line 2",
+                "[roles.executor] fallback names `google`, which has no effort map: add [effort_map.google]",
+            ),
+            (
+                "[roles.executor]\nprovider = \"openai\"\n",
+                "line 2",
+                "unknown field `provider`, expected `fallback`",
+            ),
+            (
+                "[roles.reasoner]\nprovider = \"anthropic\"\nmodel = \"opus\"\nfallback = [\"google\"]\n",
+                "line 4",
+                "[roles.reasoner] fallback `google` names no model and [effort_map.google] has no `high` to take it from; write \"google/<model>\"",
+            ),
+            (
+                "[roles.analyzer]\nprovider = \"anthropic\"\nmodel = \"opus\"\nfallback = [\"openai/\"]\n",
+                "line 4",
+                "[roles.analyzer] fallback `openai/` names no model after the slash",
+            ),
+            (
+                "[roles.analyzer]\nprovider = \"anthropic\"\nmodel = \"opus\"\nfallback = [\"anthropic/opus\"]\n",
+                "line 4",
+                "[roles.analyzer] fallback names anthropic/opus twice",
+            ),
+            (
+                "[roles.analyzer]\nprovider = \"anthropic\"\nmodel = \"opus\"\nfallback = [\"acme/x\"]\n",
+                "line 4",
+                "[roles.analyzer] fallback `acme/x` names an unknown provider `acme`",
+            ),
+        ];
+        for (text, line, what) in cases {
+            let e = Config::parse(text).expect_err(text);
+            assert!(e.contains(line) && e.contains(what), "{text:?}: {e}");
+        }
     }
 
     #[test]

@@ -26,6 +26,7 @@ pub mod commands;
 pub mod config;
 pub mod edit;
 pub mod error;
+pub mod escalation;
 pub mod event;
 pub mod evidence;
 pub mod policy;

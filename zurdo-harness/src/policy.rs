@@ -3,7 +3,9 @@
 //! settings (defaults made explicit) and, when any is set, the `[budget]`
 //! limits, hashed with SHA-256, recorded as `policy` in prd.json and
 //! written beside it as `policy.json`, so two runs' rules can be compared
-//! with `sha256sum policy.json`.
+//! with `sha256sum policy.json`. With `[escalation]` on, the ladder its
+//! tasks climb is in the document too (`escalation`: who may work on a
+//! task, never what passes it); without it the document is what it was.
 
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
@@ -11,6 +13,49 @@ use zurdo::verify::env::DEFAULT_ALLOWLIST;
 use zurdo::verify::VerificationConfig;
 
 use crate::budget::Budget;
+use crate::escalation::Escalation;
+
+/// [`document`] with the escalation ladder, when one is on.
+pub fn document_with(
+    v: &VerificationConfig,
+    budget: &Budget,
+    escalation: Option<&Escalation>,
+) -> Value {
+    let mut doc = document(v, budget);
+    if let (Some(e), Some(fields)) = (escalation, doc.as_object_mut()) {
+        fields.insert("escalation".into(), e.document());
+    }
+    doc
+}
+
+/// [`canonical`] with the escalation ladder, when one is on.
+pub fn canonical_with(
+    v: &VerificationConfig,
+    budget: &Budget,
+    escalation: Option<&Escalation>,
+) -> String {
+    document_with(v, budget, escalation).to_string()
+}
+
+/// [`id`] with the escalation ladder, when one is on.
+pub fn id_with(v: &VerificationConfig, budget: &Budget, escalation: Option<&Escalation>) -> String {
+    hex(canonical_with(v, budget, escalation).as_bytes())
+}
+
+/// The ladder a policy document records, when it records one.
+pub fn escalation_of(document: &Value) -> Option<Escalation> {
+    let e = document.get("escalation")?;
+    let ladder = e["ladder"]
+        .as_array()?
+        .iter()
+        .map(|r| {
+            r.as_str()
+                .and_then(|r| crate::escalation::Rung::parse(r).ok())
+        })
+        .collect::<Option<Vec<_>>>()?;
+    let climb_on = crate::escalation::Trigger::parse(e["climb_on"].as_str()?).ok()?;
+    Some(Escalation { ladder, climb_on })
+}
 
 /// The canonical policy document (keys sorted; every default spelled out).
 /// The budget is in it only when a limit is set, so a run without one
@@ -99,7 +144,12 @@ pub fn canonical(v: &VerificationConfig, budget: &Budget) -> String {
 
 /// SHA-256 of the canonical document, hex.
 pub fn id(v: &VerificationConfig, budget: &Budget) -> String {
-    Sha256::digest(canonical(v, budget).as_bytes())
+    hex(canonical(v, budget).as_bytes())
+}
+
+/// SHA-256 of `bytes`, hex.
+fn hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect()
@@ -242,5 +292,31 @@ mod tests {
         // What policy.json holds reads back as the budget it was.
         let back: Budget = serde_json::from_value(doc["budget"].clone()).expect("reads");
         assert_eq!(back, budget);
+    }
+
+    #[test]
+    fn the_ladder_is_in_the_policy_only_when_on_and_reads_back() {
+        use crate::escalation::{Rung, Trigger};
+        let base = VerificationConfig::default();
+        assert_eq!(document_with(&base, &NONE, None), document(&base, &NONE));
+        assert_eq!(id_with(&base, &NONE, None), id(&base, &NONE));
+        let e = Escalation {
+            ladder: vec![
+                Rung::Retry,
+                Rung::Effort("high".into()),
+                Rung::Provider(crate::agent::Provider::OpenAi),
+                Rung::Halt,
+            ],
+            climb_on: Trigger::Stall,
+        };
+        let doc = document_with(&base, &NONE, Some(&e));
+        assert_eq!(
+            doc["escalation"]["ladder"],
+            serde_json::json!(["retry", "effort:high", "provider:openai", "halt"])
+        );
+        assert_eq!(doc["escalation"]["climb_on"], "stall");
+        assert_ne!(id_with(&base, &NONE, Some(&e)), id(&base, &NONE));
+        assert_eq!(escalation_of(&doc), Some(e));
+        assert_eq!(escalation_of(&document(&base, &NONE)), None);
     }
 }

@@ -489,6 +489,13 @@ fn settle(group: i32) {
 /// Where `program` would be found by the sentinel (run in `dir`, with
 /// zurdo's `PATH`): an error like spawning it would give when it would not
 /// be (`No such file or directory`, `Permission denied`).
+/// Where `program` (a path, or a name on `PATH`) resolves from `dir`, or
+/// why it cannot be started (not found, not executable): the check an
+/// agent's spawn makes, without starting anything.
+pub fn installed(program: &str, dir: &Path) -> std::io::Result<PathBuf> {
+    resolve(program, dir)
+}
+
 fn resolve(program: &str, dir: &Path) -> std::io::Result<PathBuf> {
     use std::os::unix::fs::PermissionsExt;
     let runnable =

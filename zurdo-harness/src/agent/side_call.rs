@@ -13,6 +13,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
+use super::failure::InfraFailure;
 use super::{invoke, Provider, Usage};
 
 /// What the model answered.
@@ -36,6 +37,9 @@ pub struct Called {
     pub stdout: Vec<u8>,
     /// The reply, or why there is none.
     pub reply: Result<Reply, String>,
+    /// The CLI could not work (not logged in, out of quota, rate limited,
+    /// not installed…): the call's provider, not its question, failed.
+    pub failure: Option<InfraFailure>,
 }
 
 /// Who is asked, and for how long.
@@ -65,6 +69,7 @@ pub fn call(asked: &Asked<'_>, prompt: &str, mut on_spawn: impl FnMut(u32)) -> C
                 started: false,
                 stdout: Vec::new(),
                 reply: Err(format!("cannot create a scratch directory: {e}")),
+                failure: None,
             }
         }
     };
@@ -88,6 +93,7 @@ pub fn call(asked: &Asked<'_>, prompt: &str, mut on_spawn: impl FnMut(u32)) -> C
                     "the {role} `{}` could not start: {e}",
                     asked.program
                 )),
+                failure: Some(InfraFailure::not_started(asked.provider, asked.program, &e)),
             }
         }
     };
@@ -123,11 +129,86 @@ pub fn call(asked: &Asked<'_>, prompt: &str, mut on_spawn: impl FnMut(u32)) -> C
             })
         }
     };
+    let failure = outcome.failure.clone();
+    let reply = match (&failure, reply) {
+        // The CLI's own words on why it could not work, not a guess.
+        (Some(f), Err(_)) => Err(format!(
+            "the {role} {}: {}{}",
+            f.cli(),
+            f.kind.headline(),
+            f.quoted()
+        )),
+        (_, reply) => reply,
+    };
     Called {
         started: true,
         stdout: outcome.stdout,
         reply,
+        failure,
     }
+}
+
+/// One step of [`call_chain`]: a seat passed over or met failing.
+#[derive(Debug, Clone)]
+pub enum Passed {
+    /// Its provider was blocked before the call: not asked.
+    Blocked {
+        /// The seat (`provider/model`).
+        seat: String,
+        /// Why.
+        why: String,
+    },
+    /// Its CLI could not work: the provider is to be blocked.
+    Failed {
+        /// The seat (`provider/model`).
+        seat: String,
+        /// What the CLI said.
+        failure: InfraFailure,
+    },
+}
+
+/// Asks `prompt` of the first seat of `chain` (in order) whose provider
+/// `blocked` does not name and whose CLI can work: a seat whose CLI cannot
+/// (out of quota, not logged in, rate limited, not installed) is passed
+/// over for the next. `passed` is told each seat passed over, in order;
+/// the call of the last seat asked comes back (or, when every provider was
+/// blocked, a call that never started saying so).
+pub fn call_chain(
+    chain: &[Asked<'_>],
+    prompt: &str,
+    blocked: &dyn Fn(Provider) -> Option<String>,
+    mut passed: impl FnMut(&Passed),
+    mut on_spawn: impl FnMut(u32),
+) -> (Called, Option<usize>) {
+    let mut why = Vec::new();
+    for (i, asked) in chain.iter().enumerate() {
+        let seat = format!("{}/{}", asked.provider.name(), asked.model);
+        if let Some(reason) = blocked(asked.provider) {
+            why.push(format!("{seat}: {reason}"));
+            passed(&Passed::Blocked { seat, why: reason });
+            continue;
+        }
+        let called = call(asked, prompt, &mut on_spawn);
+        match &called.failure {
+            Some(f) if f.kind.fails_over() && i + 1 < chain.len() => {
+                why.push(format!("{seat}: {}", f.kind.headline()));
+                passed(&Passed::Failed {
+                    seat,
+                    failure: f.clone(),
+                });
+            }
+            _ => return (called, Some(i)),
+        }
+    }
+    (
+        Called {
+            started: false,
+            stdout: Vec::new(),
+            reply: Err(format!("no provider can answer: {}", why.join("; "))),
+            failure: None,
+        },
+        None,
+    )
 }
 
 /// A new, empty directory of this process under the temp dir, created

@@ -1,8 +1,11 @@
 //! `zurdo doctor`: checks the config, shows each provider's CLI as it is
 //! offline (installed or not and its version, logged in or not where the
 //! CLI has a cheap offline check, the models it lists where it can), and
-//! probes every effort-map model of the executor, the analyzer and the
-//! reasoner, all at once. Writes nothing.
+//! probes every effort-map model of the executor, its fallbacks, the
+//! escalation ladder's rungs, the analyzer and the reasoner (and their
+//! fallbacks), all at once; then says what the probes showed of each
+//! provider (authenticated or not, where no offline check could tell).
+//! Writes nothing.
 
 use std::path::Path;
 
@@ -11,6 +14,7 @@ use crate::agent::{invoke, Provider};
 use crate::cli::DoctorArgs;
 use crate::config::Config;
 use crate::error::{Exit, Outcome};
+use crate::escalation::Rung;
 use crate::run::probe::{self, Target};
 
 /// Runs the command and returns its exit status.
@@ -26,6 +30,31 @@ pub fn run(args: &DoctorArgs) -> Outcome {
         config.executor.name(),
         config.command(config.executor)
     );
+    if !config.executor_fallback.is_empty() {
+        let chain: Vec<&str> = config.executor_fallback.iter().map(|p| p.name()).collect();
+        println!("executor fallback: {}", chain.join(", "));
+    }
+    for (name, role) in [
+        ("analyzer", &config.analyzer),
+        ("reasoner", &config.reasoner),
+    ] {
+        if let Some(role) = role.as_ref().filter(|r| !r.fallback.is_empty()) {
+            let seats: Vec<String> = role
+                .fallback
+                .iter()
+                .map(|s| format!("{}/{}", s.provider.name(), s.model))
+                .collect();
+            println!("{name} fallback: {}", seats.join(", "));
+        }
+    }
+    if let Some(e) = &config.escalation {
+        let rungs: Vec<String> = e.ladder.iter().map(|r| r.name()).collect();
+        println!(
+            "escalation: {} (a task climbs one rung on each {})",
+            rungs.join(" → "),
+            e.climb_on.name()
+        );
+    }
     if args.skip_probes {
         println!("probes skipped");
         return Ok(Exit::Ok);
@@ -112,15 +141,56 @@ pub fn probe_all(config: &Config, root: &Path) -> bool {
             .position(|e| e == effort)
             .unwrap_or(catalog::EFFORTS.len())
     });
+    let keys: Vec<String> = efforts.iter().map(|(e, _)| e.to_string()).collect();
     let mut entries: Vec<(String, Provider, String)> = efforts
         .into_iter()
         .map(|(effort, model)| (format!("effort {effort}"), config.executor, model.clone()))
         .collect();
-    if let Some(a) = &config.analyzer {
-        entries.push(("analyzer".to_string(), a.provider, a.model.clone()));
+    for p in &config.executor_fallback {
+        for key in &keys {
+            if let Some(model) = config.model_of(*p, key) {
+                entries.push((format!("fallback effort {key}"), *p, model.to_string()));
+            }
+        }
     }
-    if let Some(r) = &config.reasoner {
-        entries.push(("reasoner".to_string(), r.provider, r.model.clone()));
+    if let Some(e) = &config.escalation {
+        for rung in &e.ladder {
+            match rung {
+                Rung::Effort(key) => {
+                    for p in config.executor_chain() {
+                        if let Some(model) = config.model_of(p, key) {
+                            entries.push((format!("ladder {}", rung.name()), p, model.to_string()));
+                        }
+                    }
+                }
+                Rung::Provider(p) => {
+                    for key in &keys {
+                        if let Some(model) = config.model_of(*p, key) {
+                            entries.push((
+                                format!("ladder {} effort {key}", rung.name()),
+                                *p,
+                                model.to_string(),
+                            ));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    for (name, role) in [
+        ("analyzer", &config.analyzer),
+        ("reasoner", &config.reasoner),
+    ] {
+        let Some(role) = role else { continue };
+        for (i, seat) in role.chain().into_iter().enumerate() {
+            let label = if i == 0 {
+                name.to_string()
+            } else {
+                format!("{name} fallback")
+            };
+            entries.push((label, seat.provider, seat.model));
+        }
     }
     // Each entry's target: a distinct provider and model is probed once.
     let mut targets: Vec<Target> = Vec::new();
@@ -169,7 +239,54 @@ pub fn probe_all(config: &Config, root: &Path) -> bool {
         }
     });
     guard.hold_if_stopping();
+    print!("{}", provider_states(&targets, &results));
     results.iter().all(probe::Probed::ok)
+}
+
+/// What the probes showed of each provider they asked: it works (a model
+/// answered, so its CLI is installed and authenticated), it is not
+/// authenticated, it cannot work for another reason, or it works but no
+/// probed model answered.
+pub fn provider_states(targets: &[Target], results: &[probe::Probed]) -> String {
+    let mut out = String::from("provider states (from the probes):\n");
+    let mut seen: Vec<Provider> = Vec::new();
+    for t in targets {
+        if !seen.contains(&t.provider) {
+            seen.push(t.provider);
+        }
+    }
+    for p in seen {
+        let probed: Vec<&probe::Probed> = targets
+            .iter()
+            .zip(results)
+            .filter(|(t, _)| t.provider == p)
+            .map(|(_, r)| r)
+            .collect();
+        let answered = probed.iter().filter(|r| r.ok()).count();
+        let agent = probed.iter().find_map(|r| match &r.error {
+            Some(probe::ProbeError::Agent(f)) => Some(f),
+            _ => None,
+        });
+        let state = match (answered, agent) {
+            (n, _) if n > 0 => format!(
+                "authenticated and working ({n} of {} probed model{} answered)",
+                probed.len(),
+                if probed.len() == 1 { "" } else { "s" }
+            ),
+            (_, Some(f)) if f.kind == crate::agent::failure::FailureKind::AuthFailed => {
+                format!("NOT authenticated{}; {}", f.quoted(), f.remedy())
+            }
+            (_, Some(f)) => format!(
+                "cannot work: {}{}; {}",
+                f.kind.headline(),
+                f.quoted(),
+                f.remedy()
+            ),
+            (_, None) => "its CLI ran, but no probed model answered (see above)".to_string(),
+        };
+        out.push_str(&format!("  {}: {state}\n", p.name()));
+    }
+    out
 }
 
 fn print_result(label: &str, provider: Provider, model: &str, probed: &probe::Probed, first: bool) {

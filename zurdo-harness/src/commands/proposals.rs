@@ -68,11 +68,14 @@ impl Acceptance {
 }
 
 /// The analyzer: its role, and a guard that kills its CLI (and whatever that
-/// started) on Ctrl-C or SIGTERM before exiting.
+/// started) on Ctrl-C. A provider whose CLI cannot work (out of quota, not
+/// logged in, not installed, rate limited) is not asked again by this
+/// command: its calls go to the next seat of `[roles.analyzer] fallback`.
 pub(super) struct Analyzer<'c> {
     config: &'c Config,
     role: &'c Role,
     guard: invoke::KillOnSignal,
+    blocked: std::cell::RefCell<std::collections::BTreeMap<crate::agent::Provider, String>>,
 }
 
 impl<'c> Analyzer<'c> {
@@ -82,6 +85,7 @@ impl<'c> Analyzer<'c> {
             config,
             role,
             guard: invoke::KillOnSignal::install(),
+            blocked: Default::default(),
         })
     }
 
@@ -90,17 +94,46 @@ impl<'c> Analyzer<'c> {
         format!("{}/{}", self.role.provider.name(), self.role.model)
     }
 
-    /// One call; its limit is `[reason] timeout`.
+    /// One call; its limit is `[reason] timeout`. A seat whose CLI cannot
+    /// work is said on stderr and the next one is asked.
     pub(super) fn ask(&self, prompt: &str) -> side_call::Called {
-        let asked = side_call::Asked {
-            provider: self.role.provider,
-            program: self.config.command(self.role.provider),
-            model: &self.role.model,
-            timeout: self.config.reason.timeout,
-            role: "analyzer",
-        };
+        let chain = self.role.chain();
+        let asked: Vec<side_call::Asked<'_>> = chain
+            .iter()
+            .map(|seat| side_call::Asked {
+                provider: seat.provider,
+                program: self.config.command(seat.provider),
+                model: &seat.model,
+                timeout: self.config.reason.timeout,
+                role: "analyzer",
+            })
+            .collect();
         let guard = self.guard.clone();
-        let called = side_call::call(&asked, prompt, |pid| guard.set(pid));
+        let blocked = self.blocked.borrow().clone();
+        let mut met = Vec::new();
+        let (called, _) = side_call::call_chain(
+            &asked,
+            prompt,
+            &|p| blocked.get(&p).cloned(),
+            |passed| {
+                if let side_call::Passed::Failed { seat, failure } = passed {
+                    eprintln!(
+                        "zurdo: the analyzer {seat}: {}{}; asking the next of [roles.analyzer] fallback",
+                        failure.kind.headline(),
+                        failure.quoted()
+                    );
+                    met.push(failure.clone());
+                }
+            },
+            |pid| guard.set(pid),
+        );
+        met.extend(called.failure.clone().filter(|f| f.kind.fails_over()));
+        let mut blocked = self.blocked.borrow_mut();
+        for f in met {
+            blocked
+                .entry(f.provider)
+                .or_insert_with(|| format!("{}: {}{}", f.cli(), f.kind.headline(), f.quoted()));
+        }
         self.guard.hold_if_stopping();
         called
     }

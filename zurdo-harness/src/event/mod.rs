@@ -92,6 +92,11 @@ pub enum Settled {
     /// Every criterion held before any agent ran and `[verification]
     /// require_red_first` is on.
     Unproven,
+    /// The escalation ladder reached its `halt` rung.
+    EscalatedToHalt {
+        /// The failed attempt that climbed to it.
+        attempt: u32,
+    },
 }
 
 /// Why an attempt was dropped without being counted.
@@ -252,6 +257,13 @@ pub enum Event {
         /// Wall time.
         #[serde(default)]
         duration_ms: u64,
+        /// True for a model the run may only fail over or escalate to: its
+        /// failure keeps that provider or model out, and the run goes on.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        optional: bool,
+        /// The provider, for an optional model.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        provider: Option<String>,
     },
     /// A model probe began (all of a run's probes start at once; their
     /// results follow in model order).
@@ -419,6 +431,37 @@ pub enum Event {
         round: u32,
         /// The most waits for one attempt.
         rounds: u32,
+    },
+    /// A provider's CLI cannot work for the rest of this run (out of
+    /// quota, not logged in, not installed, rate limited past the wait):
+    /// nothing more is sent to it; its roles fail over.
+    ProviderBlocked {
+        /// The provider (`anthropic`).
+        provider: String,
+        /// What its CLI said.
+        failure: InfraFailure,
+        /// Where it was found: `probe`, or the role whose call met it
+        /// (`executor`, `reasoner`, `analyzer`).
+        during: String,
+    },
+    /// A role's work moved to the next provider of its fallback chain.
+    FailedOver {
+        /// `executor`, `reasoner` or `analyzer`.
+        role: String,
+        /// The task (executor and reasoner calls).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        task: Option<String>,
+        /// The attempt that runs again on `to`, not counted (executor).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        attempt: Option<u32>,
+        /// The provider (or `provider/model`) left.
+        from: String,
+        /// The provider (or `provider/model`) used now.
+        to: String,
+        /// The model used now.
+        model: String,
+        /// Why each provider before it was passed over.
+        why: String,
     },
     /// Still waiting out a rate limit, once a minute (on a terminal a
     /// countdown shows it instead).
@@ -645,6 +688,36 @@ pub enum Event {
         repeats: u32,
         /// The failing criteria.
         criteria: Vec<String>,
+    },
+    /// A task climbed the escalation ladder (`[escalation]`).
+    Escalated {
+        /// The task.
+        task: String,
+        /// The failed attempt that made it climb.
+        attempt: u32,
+        /// The rung it left (`start`: below the ladder).
+        from: String,
+        /// The rung it reached.
+        to: String,
+        /// Why it climbed.
+        why: String,
+        /// The provider its next attempt runs on (none after `halt`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        provider: Option<String>,
+        /// The model its next attempt runs (none after `halt`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        model: Option<String>,
+    },
+    /// A rung that cannot run was passed over on the way up.
+    EscalationSkipped {
+        /// The task.
+        task: String,
+        /// The failed attempt that made it climb.
+        attempt: u32,
+        /// The rung (`provider:google`).
+        rung: String,
+        /// Why it cannot run.
+        why: String,
     },
     /// One diagnosis call, or why none was made.
     DiagnosisOutcome {

@@ -150,6 +150,27 @@ pub fn lines(event: &Event) -> Vec<Line> {
         }
         Event::ModelProbe {
             model,
+            ok: false,
+            warnings,
+            duration_ms,
+            optional: true,
+            provider,
+            error,
+        } => {
+            let secs = *duration_ms as f64 / 1000.0;
+            let mut lines = vec![line(
+                Warn,
+                format!(
+                    "zurdo: `{model}` ({}) failed its probe ({secs:.1}s): {}; the run goes on without it",
+                    provider.as_deref().unwrap_or("?"),
+                    error.as_deref().unwrap_or("no answer")
+                ),
+            )];
+            lines.extend(warnings.iter().map(|w| line(Warn, format!("warning: {w}"))));
+            lines
+        }
+        Event::ModelProbe {
+            model,
             ok,
             warnings,
             duration_ms,
@@ -615,6 +636,61 @@ pub fn lines(event: &Event) -> Vec<Line> {
                 clock(*seconds)
             ),
         ),
+        Event::ProviderBlocked {
+            failure, during, ..
+        } => one(
+            Warn,
+            format!(
+                "zurdo: {}: {}{}; blocked for the rest of this run (found {}); its roles fail over",
+                failure.cli(),
+                failure.kind.headline(),
+                failure.quoted(),
+                if during == "probe" {
+                    "at the model probe".to_string()
+                } else {
+                    format!("by the {during}")
+                }
+            ),
+        ),
+        Event::FailedOver {
+            role,
+            attempt,
+            from,
+            to,
+            model,
+            why,
+            ..
+        } => one(
+            Warn,
+            format!(
+                "    failing over: the {role} moves from {from} to {to} (`{model}`){}; {why}",
+                match attempt {
+                    Some(n) => format!(", attempt {n} again, not counted"),
+                    None => String::new(),
+                }
+            ),
+        ),
+        Event::Escalated {
+            from,
+            to,
+            why,
+            provider,
+            model,
+            ..
+        } => one(
+            Warn,
+            format!(
+                "    escalated: {from} → {to} ({why}){}",
+                match (provider, model) {
+                    (Some(p), Some(m)) => format!("; next attempt: {p} `{m}`"),
+                    _ => String::new(),
+                }
+            ),
+        ),
+        Event::EscalationSkipped { rung, why, .. } => one(
+            Warn,
+            format!("    escalation: skipped {rung}: {why}"),
+        ),
         Event::StillWaiting { seconds_left, .. } => one(
             Plain,
             format!("    still waiting: {} left", clock(*seconds_left)),
@@ -783,6 +859,10 @@ fn settled_lines(settled: &Settled) -> Vec<Line> {
         Settled::RegressedAfterSettle => (
             Style::Bad,
             "  failed: regressed after it passed (regressed_after_settle)".to_string(),
+        ),
+        Settled::EscalatedToHalt { .. } => (
+            Style::Bad,
+            "  failed: the escalation ladder reached `halt`".to_string(),
         ),
         Settled::BudgetSpent { max } => (
             Style::Bad,

@@ -7,11 +7,14 @@
 //! cost and what proved it (`## Receipts`), the `[manual]` sign-offs (`##
 //! Reviews`), the reasoning sections (`## Diagnoses`, `## Fingerprint Stalls`, `## Halt
 //! Attributions`, `## Heal Routings`, `## Lessons Extracted`, `## Lessons
-//! Injected`), the challenger's findings (`## Challenger`) and the warnings
-//! only the events keep (`## Warnings`), each
-//! omitted entirely when it has nothing to say.
+//! Injected`), the challenger's findings (`## Challenger`), the escalation
+//! ladder's climbs (`## Escalations`), the providers blocked and the work
+//! that failed over (`## Provider Failovers`) and the warnings only the
+//! events keep (`## Warnings`), each omitted entirely when it has nothing
+//! to say.
 
 pub mod challenges;
+pub mod escalations;
 pub mod receipts;
 pub mod reviews;
 pub mod summary;
@@ -49,6 +52,8 @@ pub fn markdown(state: &RunState, events: &[Event], reviews: &Chain, written_at:
     lessons_extracted(&mut out, state);
     lessons_injected(&mut out, state);
     challenges::section_of(&mut out, state);
+    escalations::climbs(&mut out, state);
+    escalations::failovers(&mut out, events);
     warnings::section(&mut out, events);
     out
 }
@@ -182,6 +187,7 @@ fn agent_stop(events: &[Event]) -> Option<String> {
                 model,
                 ok: false,
                 error,
+                optional: false,
                 ..
             } => Some(format!(
                 "{}: {}",
@@ -666,6 +672,7 @@ mod tests {
             started_at: "s".into(),
             ended_at: "e".into(),
             model: "haiku".into(),
+            provider: None,
             agent: Default::default(),
             criteria: vec![CriterionRecord {
                 name: "task-1::file there".into(),
@@ -1015,6 +1022,8 @@ mod tests {
             warnings: vec![],
             error: Some(error.into()),
             duration_ms: 10,
+            optional: false,
+            provider: None,
         }
     }
 

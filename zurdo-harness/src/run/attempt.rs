@@ -10,6 +10,7 @@
 use zurdo::verify::CriterionVerdict;
 use zurdo::Task;
 
+use super::failover::Agent;
 use super::orphans::Mark;
 use super::record::{self, Header, Recorded};
 use super::verify::Verification;
@@ -50,10 +51,11 @@ impl Run {
         task: &Task,
         attempt: u32,
         max: u32,
-        model: &str,
+        who: &Agent,
     ) -> Attempted {
+        let model = who.model.as_str();
         let started_at = zurdo_base::time::now();
-        let prompt = self.prompt(task, attempt);
+        let prompt = self.prompt(task, attempt, who.provider);
         self.events
             .on_write(self.record.dir.write_prompt(&task.id, attempt, &prompt));
         self.events.emit(Event::AttemptStarted {
@@ -62,7 +64,7 @@ impl Run {
             max,
             model: model.to_string(),
         });
-        let agent = self.run_agent(task, attempt, model, &prompt);
+        let agent = self.run_agent(task, attempt, who, &prompt);
         if self.stopped_now().is_some() {
             // Stopped now: the agent was killed; nothing of the attempt counts.
             return self.dropped_now(task, attempt);
@@ -90,6 +92,7 @@ impl Run {
         let header = Header {
             attempt,
             model: model.to_string(),
+            provider: who.provider,
             started_at,
             leftovers: agent.leftovers,
         };
@@ -120,12 +123,15 @@ impl Run {
 
     /// The prompt of `attempt`: the task, the last failure when retrying,
     /// and the lessons that match.
-    fn prompt(&mut self, task: &Task, attempt: u32) -> String {
+    fn prompt(&mut self, task: &Task, attempt: u32, provider: crate::agent::Provider) -> String {
         let retry = self
             .record
             .task(&task.id)
             .and_then(|t| t.retry_context.clone());
-        let mut prompt = crate::prompt::render(task, self.ctx.config.executor, retry.as_deref());
+        // The same failing evidence whichever provider runs it (a
+        // failover, an escalation to another CLI): only the skills are
+        // spelled the CLI's way.
+        let mut prompt = crate::prompt::render(task, provider, retry.as_deref());
         prompt.push_str(&self.reasoner().lessons_section(task, attempt));
         prompt
     }
@@ -138,14 +144,14 @@ impl Run {
         &mut self,
         task: &Task,
         attempt: u32,
-        model: &str,
+        who: &Agent,
         prompt: &str,
     ) -> Result<AgentRun, InfraFailure> {
-        let provider = self.ctx.config.executor;
+        let provider = who.provider;
         let mut invocation = invoke::command_line(
             provider,
             self.ctx.config.command(provider),
-            model,
+            &who.model,
             prompt,
             self.ctx.verifier.root(),
         );
@@ -308,6 +314,10 @@ impl Run {
             Some((Status::passed(manual), Settled::Passed { attempt }))
         } else {
             let max = self.record.task(&task.id).map_or(1, |t| t.max_attempts);
+            if self.ctx.config.escalation.is_some() {
+                // The ladder decides what a stall (or a failure) leads to.
+                return self.escalate(task, attempt, max);
+            }
             let calls = self.record.state.reasoner_calls;
             let halted = self
                 .reasoner()
@@ -320,7 +330,7 @@ impl Run {
 
     /// A reasoner CLI ran since `calls` were counted: an agent that could
     /// have changed the tree, as far as held verdicts go.
-    fn reasoner_ran_since(&mut self, calls: u32) {
+    pub(super) fn reasoner_ran_since(&mut self, calls: u32) {
         if self.record.state.reasoner_calls != calls {
             self.held.agent_runs();
         }

@@ -24,8 +24,10 @@ pub(super) fn samples(state: &RunState) -> Vec<Sample> {
         .flat_map(|t| {
             t.iterations.iter().map(|it| Sample {
                 task: t.id.clone(),
-                // Every attempt of a run so far is the executor's.
-                provider: state.executor.clone(),
+                // The provider that ran it (older records: the executor).
+                provider: it
+                    .provider
+                    .map_or_else(|| state.executor.clone(), |p| p.name().to_string()),
                 cost: it.agent.cost_usd.and_then(Usd::from_dollars),
                 tokens: it
                     .agent
@@ -40,14 +42,18 @@ impl Run {
     /// Refuses `attempt` of `task` when it would cross a budget: the task
     /// is settled `failed` (`budget_exhausted`) and true is returned; false
     /// lets it run.
-    pub(super) fn refused_by_budget(&mut self, task: &Task, attempt: u32) -> bool {
+    pub(super) fn refused_by_budget(
+        &mut self,
+        task: &Task,
+        attempt: u32,
+        provider: crate::agent::Provider,
+    ) -> bool {
         let budget = self.ctx.config.budget;
         let max_cost = task.metadata.max_cost;
         let limits = budget.limits(max_cost);
         if limits.is_empty() {
             return false;
         }
-        let provider = self.ctx.config.executor;
         if budget.counts_dollars(max_cost)
             && vocabulary::vocabulary(provider).cost.is_empty()
             && self.said_counts_tokens.insert(provider)

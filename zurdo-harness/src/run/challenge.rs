@@ -16,7 +16,6 @@ use zurdo::verify::Verifier;
 use zurdo::Task;
 
 use super::Run;
-use crate::agent::side_call;
 use crate::event::Event;
 use crate::evidence::{baseline, room, Caught, CaughtKind};
 use crate::reason::challenge::{self, ChallengeRecord, Checked, ProbeResult};
@@ -143,16 +142,22 @@ impl Run {
                 .dir
                 .write_reason_file(&name, "prompt", prompt.as_bytes()),
         );
-        let program = self.ctx.config.command(config.role.provider).to_string();
-        let asked = side_call::Asked {
-            provider: config.role.provider,
-            program: &program,
-            model: &config.role.model,
-            timeout: config.timeout,
-            role: "challenger",
-        };
-        let interrupt = self.interrupt.clone();
-        let called = side_call::call(&asked, &prompt, |pid| interrupt.set_agent_group(pid));
+        // The challenger's seat, then its fallbacks (a provider whose CLI
+        // cannot work is blocked for the run, as for every role).
+        let called = super::failover::side_call_chain(
+            &mut self.providers,
+            &self.events,
+            &self.ctx.config,
+            &self.interrupt,
+            &self.ctx.display,
+            &super::failover::SideCall {
+                role_name: "challenger",
+                task: &task.id,
+                role: &config.role,
+                timeout: config.timeout,
+            },
+            &prompt,
+        );
         if called.started {
             self.events.on_write(
                 self.record

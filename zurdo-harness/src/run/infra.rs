@@ -1,8 +1,11 @@
 //! An attempt whose agent CLI could not work (`agent::failure`): it was
 //! dropped, not counted. A rate limit is waited out when the wait is short
-//! enough (then the same attempt runs again); anything else stops the run
-//! with the cause, what to do, and exit 5, leaving the task `pending` for
-//! the next `zurdo run`.
+//! enough (then the same attempt runs again); a provider out of quota, not
+//! logged in, not installed or rate limited past the wait is blocked and
+//! the attempt runs again on the next provider of the executor's fallback
+//! chain (`failover.rs`); anything else, or no provider left, stops the
+//! run with the cause, what to do, and exit 5, leaving the task `pending`
+//! for the next `zurdo run`.
 
 use std::time::{Duration, Instant, SystemTime};
 
@@ -93,6 +96,19 @@ impl Run {
                 Some(_) => format!("; that is a longer wait than zurdo makes ({cap_text})"),
                 None => String::new(),
             });
+        }
+        if failure.kind.fails_over() {
+            if self.fallback_left(task, failure.provider) {
+                // Not the task's failure, and not the run's end: the
+                // provider is blocked and the same attempt runs again on
+                // the next one of the chain.
+                self.block_provider(failure, message, "executor");
+                *waits = 0;
+                return true;
+            }
+            if self.candidates(task).len() > 1 {
+                message.push_str("; no fallback provider is left");
+            }
         }
         self.stop = Some(Error::new(ErrorKind::Agent, message));
         false

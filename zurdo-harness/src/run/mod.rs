@@ -15,6 +15,11 @@
 //! - [`infra`]: an attempt whose agent CLI could not work (not logged in,
 //!   out of quota, rate limited, offline…): a rate limit waited out, or
 //!   the run stopped with exit 5 and the task left pending;
+//! - [`failover`]: which provider and model run the next attempt (a
+//!   provider that cannot work is blocked, its roles move down their
+//!   fallback chain);
+//! - [`escalate`]: the escalation ladder a task climbs when it stalls or
+//!   fails an attempt (`[escalation]`);
 //! - [`reasoning`]: stalls, diagnosis and lessons around those phases.
 //!
 //! Everything the loop reports is an [`Event`]; nothing here prints.
@@ -23,6 +28,8 @@ mod attempt;
 mod budget;
 mod challenge;
 mod coverage;
+mod escalate;
+mod failover;
 mod infra;
 pub mod interrupt;
 pub mod orphans;
@@ -160,6 +167,9 @@ struct Run {
     /// What the criteria of passed tasks last showed (for re-checks).
     held: regression::Held,
     interrupt: Interrupt,
+    /// Providers blocked for the rest of the run, models refused at the
+    /// probe.
+    providers: failover::Providers,
     /// Set when the run must stop with this error once the current step
     /// ends (a standing set over budget; an agent CLI that cannot start).
     stop: Option<Error>,

@@ -178,6 +178,7 @@ pub(super) fn prepare(
         guards,
         lessons,
         held: Default::default(),
+        providers: Default::default(),
         stop: None,
         said_counts_tokens: BTreeSet::new(),
         _lock: lock,
@@ -312,26 +313,30 @@ impl Run {
 
     /// Probes each distinct model the pending tasks need, once, all at
     /// once: every `probe_started` first, then each `model_probe` in model
-    /// order. A CLI that cannot work stops the run as an attempt would
-    /// (exit 5); any other failure refuses it, naming every model that
-    /// failed (exit 4).
+    /// order. The executor's models come first: a CLI that cannot work
+    /// stops the run as an attempt would (exit 5) unless the executor has a
+    /// fallback left; any other failure refuses it, naming every model that
+    /// failed (exit 4). Then the models the run may fail over or escalate
+    /// to (`[roles.executor] fallback`, the ladder's `effort:` and
+    /// `provider:` rungs): one that fails keeps its provider (a CLI that
+    /// cannot work) or its model out of the run, and the run goes on.
     fn probe_models(&mut self) -> Result<(), Error> {
         let config = &self.ctx.config;
         let provider = config.executor;
-        let models: BTreeSet<String> = self
+        let efforts: BTreeSet<String> = self
             .ctx
             .prd
             .tasks
             .iter()
             .filter(|t| self.record.task(&t.id).is_some_and(|s| !s.status.settled()))
-            .filter_map(|t| {
-                config
-                    .model_for(&t.metadata.effort)
-                    .ok()
-                    .map(str::to_string)
-            })
+            .map(|t| t.metadata.effort.clone())
             .collect();
-        let targets: Vec<probe::Target> = models
+        let models: BTreeSet<String> = efforts
+            .iter()
+            .filter_map(|e| config.model_for(e).ok().map(str::to_string))
+            .collect();
+        let primary = models.len();
+        let mut targets: Vec<probe::Target> = models
             .into_iter()
             .map(|model| probe::Target {
                 provider,
@@ -339,10 +344,22 @@ impl Run {
                 model,
             })
             .collect();
+        if !efforts.is_empty() {
+            for (p, model) in super::failover::reachable(config, &efforts) {
+                let target = probe::Target {
+                    command: config.command(p).to_string(),
+                    provider: p,
+                    model,
+                };
+                if !targets.contains(&target) {
+                    targets.push(target);
+                }
+            }
+        }
         for t in &targets {
             self.events.emit(Event::ProbeStarted {
                 model: t.model.clone(),
-                provider: provider.name().to_string(),
+                provider: t.provider.name().to_string(),
             });
         }
         let events = &self.events;
@@ -351,12 +368,15 @@ impl Run {
             self.ctx.verifier.root(),
             self.interrupt.groups(),
             |i, probed| {
+                let optional = i >= primary;
                 events.emit(Event::ModelProbe {
                     model: targets[i].model.clone(),
                     ok: probed.ok(),
                     warnings: probed.warnings.clone(),
                     error: probed.error.as_ref().map(ToString::to_string),
                     duration_ms: u64::try_from(probed.elapsed.as_millis()).unwrap_or(u64::MAX),
+                    optional,
+                    provider: optional.then(|| targets[i].provider.name().to_string()),
                 });
             },
         );
@@ -366,18 +386,44 @@ impl Run {
         if let Some(code) = self.stopped_now() {
             return Err(self.stopped_error(code));
         }
+        // What the run may fail over or escalate to: kept out when it
+        // cannot work, never a reason to stop.
+        for (t, p) in targets.iter().zip(&results).skip(primary) {
+            match &p.error {
+                Some(probe::ProbeError::Agent(failure)) => {
+                    let stop = failure.stop_message(&self.ctx.display);
+                    self.block_provider(failure, stop, "probe");
+                }
+                Some(probe::ProbeError::Model(why)) => {
+                    self.providers.refuse(t.provider, &t.model, why.clone());
+                }
+                None => {}
+            }
+        }
         // Not the model: the CLI cannot work at all, as an attempt would
-        // find (exit 5), whichever model it was asked about.
-        if let Some(failure) = results.iter().find_map(|p| match &p.error {
+        // find (exit 5), whichever model it was asked about; with a
+        // fallback left, the executor is blocked and the run goes on.
+        if let Some(failure) = results[..primary].iter().find_map(|p| match &p.error {
             Some(probe::ProbeError::Agent(failure)) => Some(failure),
             _ => None,
         }) {
-            return Err(Error::new(
-                ErrorKind::Agent,
-                failure.stop_message(&self.ctx.display),
-            ));
+            let mut stop = failure.stop_message(&self.ctx.display);
+            let left = self
+                .ctx
+                .config
+                .executor_fallback
+                .iter()
+                .any(|p| !self.providers.is_blocked(*p));
+            if failure.kind.fails_over() && left {
+                self.block_provider(failure, stop, "probe");
+                return Ok(());
+            }
+            if !self.ctx.config.executor_fallback.is_empty() {
+                stop.push_str("; no fallback provider is left");
+            }
+            return Err(Error::new(ErrorKind::Agent, stop));
         }
-        let failures: Vec<String> = targets
+        let failures: Vec<String> = targets[..primary]
             .iter()
             .zip(&results)
             .filter_map(|(t, p)| {
@@ -471,8 +517,13 @@ fn fix_policy(
     events: &Events,
 ) -> Result<RunState, Error> {
     use crate::budget::Budget;
+    use crate::escalation::Escalation;
     use zurdo::verify::VerificationConfig;
-    let today = crate::policy::id(&config.verification, &config.budget);
+    let today = crate::policy::id_with(
+        &config.verification,
+        &config.budget,
+        config.escalation.as_ref(),
+    );
     if state.policy.is_empty() {
         state.policy = today;
         let text = match &config.source {
@@ -480,7 +531,11 @@ fn fix_policy(
             None => crate::config::TEMPLATE.to_string(),
         };
         events.on_write(dir.write_policy(
-            &crate::policy::canonical(&config.verification, &config.budget),
+            &crate::policy::canonical_with(
+                &config.verification,
+                &config.budget,
+                config.escalation.as_ref(),
+            ),
             &text,
         ));
         return Ok(state);
@@ -488,7 +543,9 @@ fn fix_policy(
     if state.policy == today {
         return Ok(state);
     }
-    let recorded = |v: &VerificationConfig, b: &Budget| crate::policy::id(v, b) == state.policy;
+    let recorded = |v: &VerificationConfig, b: &Budget, e: &Option<Escalation>| {
+        crate::policy::id_with(v, b, e.as_ref()) == state.policy
+    };
     let document = dir
         .read_policy()
         .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok());
@@ -506,21 +563,25 @@ fn fix_policy(
         .as_ref()
         .and_then(|doc| doc["verification"]["sealed"].as_str())
         .map(str::to_string);
+    // The run-start budget and ladder are kept like its [verification].
     let from_config = dir.read_config_at_run_start().and_then(|text| {
         let v = VerificationConfig::parse(&text).ok()?;
-        let b = Config::parse(&text).map(|c| c.budget).unwrap_or_default();
-        if recorded(&v, &b) {
-            return Some((v, b));
+        let parsed = Config::parse(&text).ok();
+        let b = parsed.as_ref().map(|c| c.budget).unwrap_or_default();
+        let e = parsed.and_then(|c| c.escalation);
+        if recorded(&v, &b, &e) {
+            return Some((v, b, e));
         }
         let v = VerificationConfig {
             sealed: recorded_sealed.clone(),
             ..v
         };
-        recorded(&v, &b).then_some((v, b))
+        recorded(&v, &b, &e).then_some((v, b, e))
     });
-    if let Some((v, b)) = from_config {
+    if let Some((v, b, e)) = from_config {
         config.verification = v;
         config.budget = b;
+        config.escalation = e;
         return Ok(state);
     }
     events.emit(Event::PolicyRecordAltered {
@@ -532,12 +593,14 @@ fn fix_policy(
             Some(b) => serde_json::from_value(b.clone()).ok()?,
             None => Budget::default(),
         };
-        recorded(&v, &b).then_some((v, b))
+        let e = crate::policy::escalation_of(doc);
+        recorded(&v, &b, &e).then_some((v, b, e))
     });
     match from_document {
-        Some((v, b)) => {
+        Some((v, b, e)) => {
             config.verification = v;
             config.budget = b;
+            config.escalation = e;
             Ok(state)
         }
         None => Err(Error::invalid(format!(

@@ -13,9 +13,10 @@ use std::path::Path;
 
 use zurdo::Task;
 
+use super::failover::{self, Providers};
 use super::interrupt::Interrupt;
 use super::{Context, Record, Run};
-use crate::agent::{side_call, vocabulary, Usage};
+use crate::agent::{vocabulary, Usage};
 use crate::config::{Config, Role};
 use crate::event::{Event, Events, Extraction};
 use crate::evidence::Guards;
@@ -79,6 +80,9 @@ pub(super) struct Reasoner<'r> {
     guards: &'r Guards,
     events: &'r Events,
     interrupt: &'r Interrupt,
+    /// The run's providers: a blocked one is not asked, one whose CLI
+    /// cannot work is blocked.
+    providers: &'r mut Providers,
     /// The run is stopping (Ctrl-C, or an error): no reasoner call is made.
     stopping: bool,
 }
@@ -94,6 +98,7 @@ impl Run {
             guards: &self.guards,
             events: &self.events,
             interrupt: &self.interrupt,
+            providers: &mut self.providers,
             stopping,
         }
     }
@@ -118,6 +123,55 @@ impl Reasoner<'_> {
         if !self.ctx.config.reason.enabled || self.stopping {
             return None;
         }
+        self.diagnose(task, attempt, &stall)
+    }
+
+    /// With the escalation ladder on: the stall check alone, after a failed
+    /// iteration (the ladder decides what a stall leads to). `None` on the
+    /// final attempt, as for [`Reasoner::after_failure`].
+    pub(super) fn stall_check(&mut self, task: &Task, attempt: u32, max: u32) -> Option<Stall> {
+        if attempt >= max {
+            return None;
+        }
+        self.detect_stall(task, attempt)
+    }
+
+    /// Why the `diagnose` rung cannot run, when it cannot.
+    pub(super) fn cannot_diagnose(&self) -> Option<String> {
+        if !self.ctx.config.reason.enabled {
+            return Some("the reasoner is off ([reason] enabled = false)".into());
+        }
+        if self.ctx.config.reasoner_role().is_none() {
+            return Some("no [roles.reasoner] or [roles.analyzer] to reason with".into());
+        }
+        if self.stopping {
+            return Some("the run is stopping".into());
+        }
+        None
+    }
+
+    /// The `diagnose` rung: one diagnosis of the failure (the stall, else
+    /// the last failed attempt alone). `Some` when a `halt_task` verdict
+    /// stops the task.
+    pub(super) fn diagnose_rung(
+        &mut self,
+        task: &Task,
+        attempt: u32,
+        stall: Option<Stall>,
+    ) -> Option<Status> {
+        let stall = match stall {
+            Some(stall) => stall,
+            None => {
+                let last = self.record.state.task(&task.id)?.iterations.last()?;
+                Stall {
+                    attempt,
+                    fingerprint: last.fingerprint.clone().unwrap_or_default(),
+                    repeats: 1,
+                    criteria: failing_criteria(last),
+                    surface: last.failure_surface.clone().unwrap_or_default(),
+                }
+            }
+        };
         self.diagnose(task, attempt, &stall)
     }
 
@@ -241,7 +295,7 @@ impl Reasoner<'_> {
             usage: None,
             file: Some(self.record.dir.reason_file_shown(&name, "json")),
         };
-        match self.call_reasoner(&role, &prompt, &name) {
+        match self.call_reasoner(&task.id, &role, &prompt, &name) {
             Err(why) => record.why = Some(why),
             Ok(reply) => {
                 record.usage = reply.usage;
@@ -396,7 +450,7 @@ impl Reasoner<'_> {
         let diff = bundle::window(&diff, bundle::HALF_BUDGET);
         let prompt = extract::prompt(task, &projection, &diff);
         let name = format!("{}-{}-lesson", task.id, passing.attempt);
-        let reply = self.call_reasoner(&role, &prompt, &name)?;
+        let reply = self.call_reasoner(&task.id, &role, &prompt, &name)?;
         let Some(body) = extract::parse(&reply.text)? else {
             return Ok(None);
         };
@@ -515,7 +569,10 @@ impl Reasoner<'_> {
             _ => it.failure.join("\n"),
         };
         let (out, err) = self.record.dir.read_agent_output(&task.id, it.attempt);
-        let report = vocabulary::read(self.ctx.config.executor, &out, &err);
+        // Read by the vocabulary of the CLI that ran it (a failover or an
+        // escalation may have moved the task to another).
+        let provider = it.provider.unwrap_or(self.ctx.config.executor);
+        let report = vocabulary::read(provider, &out, &err);
         AttemptEvidence {
             attempt: it.attempt,
             failed,
@@ -535,7 +592,13 @@ impl Reasoner<'_> {
     /// scratch directory (the bundle is in the prompt; the reasoner has
     /// nothing to read or edit: [`side_call`]). Counts against the run's
     /// budget.
-    fn call_reasoner(&mut self, role: &Role, prompt: &str, name: &str) -> Result<Reply, String> {
+    fn call_reasoner(
+        &mut self,
+        task: &str,
+        role: &Role,
+        prompt: &str,
+        name: &str,
+    ) -> Result<Reply, String> {
         self.record.state.reasoner_calls += 1;
         self.save();
         self.events.on_write(
@@ -543,17 +606,22 @@ impl Reasoner<'_> {
                 .dir
                 .write_reason_file(name, "prompt", prompt.as_bytes()),
         );
-        let program = self.ctx.config.command(role.provider).to_string();
-        let asked = side_call::Asked {
-            provider: role.provider,
-            program: &program,
-            model: &role.model,
-            timeout: self.ctx.config.reason.timeout,
-            role: "reasoner",
-        };
-        // A second Ctrl-C kills the reasoner as it kills an agent.
-        let interrupt = self.interrupt.clone();
-        let called = side_call::call(&asked, prompt, |pid| interrupt.set_agent_group(pid));
+        // The role's own seat, then its fallbacks: a provider blocked in
+        // this run is not asked; one whose CLI cannot work is blocked.
+        let called = failover::side_call_chain(
+            self.providers,
+            self.events,
+            &self.ctx.config,
+            self.interrupt,
+            &self.ctx.display,
+            &failover::SideCall {
+                role_name: "reasoner",
+                task,
+                role,
+                timeout: self.ctx.config.reason.timeout,
+            },
+            prompt,
+        );
         if called.started {
             self.events.on_write(
                 self.record

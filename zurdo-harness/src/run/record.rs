@@ -17,6 +17,8 @@ pub(super) struct Header {
     pub attempt: u32,
     /// The model it used.
     pub model: String,
+    /// The provider whose CLI ran it.
+    pub provider: crate::agent::Provider,
     /// When it started.
     pub started_at: String,
     /// What the agent left running (killed before verifying).
@@ -87,6 +89,7 @@ pub(super) fn build(
         started_at: header.started_at,
         ended_at: zurdo_base::time::now(),
         model: header.model,
+        provider: Some(header.provider),
         agent,
         criteria: criteria(
             &naming::task_module(task),

@@ -113,6 +113,12 @@ pub(super) fn retry_failed(state: &mut RunState, prd: &Prd, config: &Config, eve
                 // again.
                 t.budget_exhausted = None;
                 t.retried_after = Some(t.attempts);
+                // The ladder starts over (the climbs stay recorded).
+                if let Some(e) = &mut t.escalation {
+                    e.rung = None;
+                    e.provider = None;
+                    e.effort = None;
+                }
                 tasks.push(t.id.clone());
             }
             Status::BlockedByDependency => {

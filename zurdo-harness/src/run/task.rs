@@ -32,10 +32,9 @@ impl Run {
         if self.preflight(task) {
             return;
         }
-        let Ok(model) = self.ctx.config.model_for(&task.metadata.effort) else {
+        if self.ctx.config.model_for(&task.metadata.effort).is_err() {
             return;
-        };
-        let model = model.to_string();
+        }
         self.take_durable_baselines(task);
         let max = self.record.task(&task.id).map_or(1, |t| t.max_attempts);
         // Rate-limit waits of the attempt about to run (none counted).
@@ -53,12 +52,17 @@ impl Run {
             if self.stopping() {
                 return;
             }
+            // The provider and model of this attempt: the executor's, an
+            // escalation's, or the next of the fallback chain.
+            let Some(agent) = self.agent_for(task, attempt) else {
+                return;
+            };
             // Before anything is spent: an attempt that would cross a
             // budget is refused and the task fails.
-            if waits == 0 && self.refused_by_budget(task, attempt) {
+            if waits == 0 && self.refused_by_budget(task, attempt, agent.provider) {
                 return;
             }
-            match self.attempt(task, attempt, max, &model) {
+            match self.attempt(task, attempt, max, &agent) {
                 Attempted::Settled(status, settled) => {
                     self.settle(task, status, settled);
                     return;

@@ -119,7 +119,17 @@ impl Receipt {
                 .try_into()
                 .unwrap_or(u32::MAX),
             wall_ms,
-            escalations: Vec::new(),
+            escalations: state
+                .escalation
+                .iter()
+                .flat_map(|e| &e.climbs)
+                .map(|c| Escalation {
+                    attempt: c.attempt,
+                    from: c.from.clone(),
+                    to: c.to.clone(),
+                    why: c.why.clone(),
+                })
+                .collect(),
             proved_by,
         })
     }
@@ -136,6 +146,7 @@ mod tests {
             started_at: "2026-01-01T00:00:00Z".into(),
             ended_at: "2026-01-01T00:00:02Z".into(),
             model: model.into(),
+            provider: None,
             agent: AgentRecord {
                 usage: Some(Usage {
                     input_tokens: 100,

@@ -149,6 +149,9 @@ pub struct Iteration {
     pub ended_at: String,
     /// The model used.
     pub model: String,
+    /// The provider whose CLI ran it (older records: the run's executor).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider: Option<crate::agent::Provider>,
     /// The agent's account.
     pub agent: AgentRecord,
     /// zurdo's verdicts.
@@ -416,6 +419,10 @@ pub struct TaskState {
     /// what a stop left recorded).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rejection: Option<Rejection>,
+    /// Where the task stands on the escalation ladder, and every climb
+    /// (`[escalation]`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub escalation: Option<crate::escalation::Standing>,
     /// Set when an attempt was refused because it would cross a budget
     /// (`budget_exhausted`: the task failed before spending it).
     #[serde(default, skip_serializing_if = "Option::is_none")]

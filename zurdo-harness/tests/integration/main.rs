@@ -13,6 +13,7 @@ mod challenge;
 mod confinement;
 mod coverage;
 mod detection;
+mod escalation;
 mod file_hints;
 mod frozen;
 mod heal;

@@ -98,6 +98,22 @@ impl FailureKind {
         }
     }
 
+    /// True for the failures that block a provider for the rest of a run
+    /// and move its roles to the next provider of their fallback chain:
+    /// out of quota, not logged in, not installed, rate limited (an
+    /// attempt's only once the limit cannot be waited out). A network
+    /// failure is the machine's (every provider would meet it), a model
+    /// refusal is the config's, a crash is the CLI's to look at.
+    pub fn fails_over(self) -> bool {
+        matches!(
+            self,
+            FailureKind::QuotaExhausted
+                | FailureKind::AuthFailed
+                | FailureKind::CliMissing
+                | FailureKind::RateLimited
+        )
+    }
+
     /// When a run shows several, the one that explains it: a lower rank
     /// wins. A network failure outranks a login failure (Copilot says its
     /// token "could not be validated" when it cannot reach GitHub), and a
