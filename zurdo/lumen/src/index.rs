@@ -557,6 +557,20 @@ pub fn sources(root: &Path) -> Vec<(String, Language)> {
 
 /// Every source file under `root` with its language, sorted.
 fn walk(root: &Path) -> Vec<(String, Language)> {
+    files(root)
+        .into_iter()
+        .filter_map(|path| Language::of(&path).map(|language| (path, language)))
+        .collect()
+}
+
+/// Every regular file under `root` that Lumen's walk keeps, whatever its
+/// language, by repository-relative path, sorted: `.gitignore`, `.ignore`,
+/// `.git/info/exclude` and the user's global excludes honoured; hidden
+/// entries (`.zurdo/` and `.git/` among them), `node_modules/` and
+/// `__pycache__/` skipped; symlinks not followed; files over
+/// [`MAX_FILE_BYTES`] and paths that are not UTF-8 left out. Other indexes
+/// over the repository (Pyxis) walk the tree with these same rules.
+pub fn files(root: &Path) -> Vec<String> {
     let mut out = Vec::new();
     // The walker's own reading of ignore files is off: it opens them with a
     // blocking open, so a FIFO planted as `.gitignore` would hang it, and it
@@ -590,11 +604,9 @@ fn walk(root: &Path) -> Vec<(String, Language)> {
         let Some(path) = relative.to_str().map(|p| p.replace('\\', "/")) else {
             continue;
         };
-        if let Some(language) = Language::of(&path) {
-            out.push((path, language));
-        }
+        out.push(path);
     }
-    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out.sort();
     out
 }
 
