@@ -2,8 +2,9 @@
 //! content hash and stored at `.zurdo/pyxis/index.json`.
 //!
 //! The files are the ones Lumen's walk keeps ([`zurdo_lumen::index::files`]:
-//! the ignore rules honoured, hidden entries and `node_modules/` skipped,
-//! nothing over 2 MB), any language or none. Each file's entry holds the
+//! the ignore rules honoured, `node_modules/` skipped, nothing over 2 MB),
+//! any language or none, hidden ones included as in the verifier's walk
+//! (`.github/workflows/ci.yml`), but never `.git/` or `.zurdo/`. Each file's entry holds the
 //! SHA-256 of its bytes, the counts of the terms of its contents, and its
 //! definitions as Lumen read them (Lumen's own index is reused, never a
 //! second parse). A refresh reads and hashes every file, tokenizes only the
@@ -350,7 +351,7 @@ impl Index {
     /// unchanged ones kept, deleted ones dropped.
     pub fn refresh(&mut self, root: &Path, lumen: &zurdo_lumen::Index) -> Refresh {
         let started = Instant::now();
-        let mut paths = zurdo_lumen::index::files(root);
+        let mut paths = zurdo_lumen::index::files(root, zurdo_lumen::index::Hidden::Keep);
         let skipped = paths.len().saturating_sub(MAX_FILES);
         paths.truncate(MAX_FILES);
         let mut old = std::mem::take(&mut self.files);
@@ -636,16 +637,28 @@ mod tests {
     }
 
     #[test]
-    fn ignored_files_are_not_indexed() {
+    fn ignored_files_are_not_indexed_and_hidden_ones_are() {
         let dir = repo();
         std::fs::write(dir.path().join(".gitignore"), "target/\n*.log\n").expect("write");
         std::fs::create_dir_all(dir.path().join("target")).expect("mkdir");
         std::fs::write(dir.path().join("target/out.rs"), "fn built() {}\n").expect("write");
         std::fs::write(dir.path().join("run.log"), "log\n").expect("write");
+        // Hidden files are the repository's too, but never .git/ or .zurdo/.
+        std::fs::create_dir_all(dir.path().join(".github/workflows")).expect("mkdir");
+        std::fs::write(dir.path().join(".github/workflows/ci.yml"), "on: push\n").expect("write");
+        std::fs::write(dir.path().join(".git/config"), "[core]\n").expect("write");
+        std::fs::create_dir_all(dir.path().join(".zurdo/lumen")).expect("mkdir");
+        std::fs::write(dir.path().join(".zurdo/config.toml"), "").expect("write");
         let (index, _) = fresh(dir.path());
         assert_eq!(
             index.files.keys().collect::<Vec<_>>(),
-            ["README.md", "src/config.rs", "src/lib.rs"]
+            [
+                ".github/workflows/ci.yml",
+                ".gitignore",
+                "README.md",
+                "src/config.rs",
+                "src/lib.rs"
+            ]
         );
     }
 }

@@ -9,6 +9,10 @@
 //! term then adds `q_t · idf(t) · tf~ · (k1 + 1) / (k1 + tf~)`, where `q_t`
 //! is how often the query has it (at most 3) and `idf(t) = ln(1 + (N − df +
 //! 0.5) / (df + 0.5))`, `df` counting the files that have `t` in any field.
+//! A term more than half the files have ([`COMMON_SHARE`]) still counts,
+//! but cannot alone get a file into a [`Scoring::Fields`] ranking: a file
+//! must match some rarer term (or be pinned), so `src` and `rs` in a Rust
+//! repository do not list every file.
 //! [`Scoring::Contents`] is plain BM25 over the contents alone (the same
 //! tokenizer; `df` over contents; nothing pinned): the baseline the
 //! benchmark compares with.
@@ -22,9 +26,6 @@ use std::collections::BTreeMap;
 use crate::index::{Def, Doc, Index};
 use crate::query::Query;
 
-/// BM25's term-frequency saturation.
-pub const K1: f64 = 1.2;
-
 /// A field's weight and length normalization.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Field {
@@ -34,23 +35,48 @@ pub struct Field {
     pub b: f64,
 }
 
-/// The path: few terms, each a strong signal.
-pub const PATH: Field = Field {
-    weight: 3.0,
-    b: 0.3,
-};
+/// The parameters of the scoring.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Weights {
+    /// BM25's term-frequency saturation.
+    pub k1: f64,
+    /// The path: few terms, each a strong signal.
+    pub path: Field,
+    /// The names a file defines (Lumen's definitions).
+    pub defs: Field,
+    /// The contents.
+    pub content: Field,
+}
 
-/// The names a file defines (Lumen's definitions).
-pub const DEFS: Field = Field {
-    weight: 2.0,
-    b: 0.5,
-};
+impl Weights {
+    /// The weights Pyxis ranks with.
+    pub const DEFAULT: Weights = Weights {
+        k1: 1.2,
+        path: Field {
+            weight: 3.0,
+            b: 0.3,
+        },
+        defs: Field {
+            weight: 2.0,
+            b: 0.5,
+        },
+        content: Field {
+            weight: 1.0,
+            b: 0.75,
+        },
+    };
+}
 
-/// The contents.
-pub const CONTENT: Field = Field {
-    weight: 1.0,
-    b: 0.75,
-};
+impl Default for Weights {
+    fn default() -> Self {
+        Weights::DEFAULT
+    }
+}
+
+/// A term in more than this share of the files says nothing about where to
+/// look (`src`, `rs` in a Rust repository): a file that matches only such
+/// terms is left out of a [`Scoring::Fields`] ranking.
+pub const COMMON_SHARE: f64 = 0.5;
 
 /// Definitions shown per file at most.
 pub const MAX_DEFS_PER_HIT: usize = 3;
@@ -121,6 +147,8 @@ pub struct Hit {
 struct Stats {
     /// idf of each query term (terms no file has are left out).
     idf: BTreeMap<String, f64>,
+    /// The query terms at most [`COMMON_SHARE`] of the files have.
+    telling: std::collections::BTreeSet<String>,
     avg_path: f64,
     avg_defs: f64,
     avg_content: f64,
@@ -150,6 +178,11 @@ impl Stats {
                 }
             }
         }
+        let telling = df
+            .iter()
+            .filter(|&(_, &df)| f64::from(df) <= COMMON_SHARE * n)
+            .map(|(t, _)| t.to_string())
+            .collect();
         let idf = df
             .into_iter()
             .map(|(t, df)| {
@@ -160,6 +193,7 @@ impl Stats {
         let avg = |total: u64| if n > 0.0 { total as f64 / n } else { 0.0 };
         Stats {
             idf,
+            telling,
             avg_path: avg(path),
             avg_defs: avg(defs),
             avg_content: avg(content),
@@ -177,7 +211,13 @@ fn normalized(field: Field, tf: u32, len: u32, avg: f64) -> f64 {
 }
 
 /// Scores one file: its score and the terms that matched.
-fn score(doc: &Doc, query: &Query, stats: &Stats, scoring: Scoring) -> (f64, Vec<TermMatch>) {
+fn score(
+    doc: &Doc,
+    query: &Query,
+    stats: &Stats,
+    scoring: Scoring,
+    w: &Weights,
+) -> (f64, Vec<TermMatch>) {
     let mut total = 0.0;
     let mut matched = Vec::new();
     for (term, &repeats) in &query.terms {
@@ -192,13 +232,13 @@ fn score(doc: &Doc, query: &Query, stats: &Stats, scoring: Scoring) -> (f64, Vec
             ),
             Scoring::Contents => (0, 0),
         };
-        let tf = normalized(PATH, path, doc.path_length(), stats.avg_path)
-            + normalized(DEFS, defs, doc.def_length(), stats.avg_defs)
-            + normalized(CONTENT, content, doc.length, stats.avg_content);
+        let tf = normalized(w.path, path, doc.path_length(), stats.avg_path)
+            + normalized(w.defs, defs, doc.def_length(), stats.avg_defs)
+            + normalized(w.content, content, doc.length, stats.avg_content);
         if tf <= 0.0 {
             continue;
         }
-        let s = f64::from(repeats) * idf * tf * (K1 + 1.0) / (K1 + tf);
+        let s = f64::from(repeats) * idf * tf * (w.k1 + 1.0) / (w.k1 + tf);
         total += s;
         matched.push(TermMatch {
             term: term.clone(),
@@ -297,6 +337,30 @@ impl Index {
     /// module's documentation), each with why; files that match nothing
     /// are left out.
     pub fn search(&self, query: &Query, scoring: Scoring, limit: usize) -> Vec<Hit> {
+        self.search_with(query, scoring, &Weights::DEFAULT, limit)
+    }
+
+    /// [`Index::search`] with other weights (for the benchmark's
+    /// sensitivity table; [`Scoring::Contents`] uses only `k1` and the
+    /// content field's `b`, at weight 1).
+    pub fn search_with(
+        &self,
+        query: &Query,
+        scoring: Scoring,
+        weights: &Weights,
+        limit: usize,
+    ) -> Vec<Hit> {
+        let contents_only = Weights {
+            content: Field {
+                weight: 1.0,
+                ..weights.content
+            },
+            ..*weights
+        };
+        let weights = match scoring {
+            Scoring::Fields => weights,
+            Scoring::Contents => &contents_only,
+        };
         if limit == 0 || self.files.is_empty() || query.is_empty() {
             return Vec::new();
         }
@@ -311,12 +375,16 @@ impl Index {
         }
         let mut hits: Vec<(Hit, &Doc)> = Vec::new();
         for (path, doc) in &self.files {
-            let (score, terms) = score(doc, query, &stats, scoring);
+            let (score, terms) = score(doc, query, &stats, scoring, weights);
             let pins = match scoring {
                 Scoring::Fields => pins(path, doc, query, &same_name),
                 Scoring::Contents => Vec::new(),
             };
-            if score <= 0.0 && pins.is_empty() {
+            let telling = match scoring {
+                Scoring::Fields => terms.iter().any(|m| stats.telling.contains(&m.term)),
+                Scoring::Contents => score > 0.0,
+            };
+            if !telling && pins.is_empty() {
                 continue;
             }
             hits.push((
@@ -514,6 +582,7 @@ mod tests {
             ("b/same.txt", "widget\n"),
             ("a/same.txt", "widget\n"),
             ("c/other.txt", "gadget\n"),
+            ("d/other.txt", "gizmo\n"),
         ]);
         let q = Query::parse("widget");
         let first = index.search(&q, Scoring::Fields, 10);
