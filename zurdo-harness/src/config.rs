@@ -42,6 +42,10 @@ pub struct Config {
     /// repository root, or absolute) where the pre-flight looks for the
     /// skills tasks name in **Skills**.
     pub skill_paths: Vec<PathBuf>,
+    /// `[pyxis] enabled`: a task's first prompt gains a "# Where to look"
+    /// section from Pyxis, the retrieval index (off by default; it never
+    /// changes a verdict).
+    pub pyxis: bool,
     /// What changes verdicts.
     pub verification: VerificationConfig,
     /// Where the file was read from (`None`: the built-in defaults).
@@ -281,6 +285,7 @@ impl Config {
             reason,
             vela_idle,
             skill_paths,
+            pyxis: raw.pyxis.enabled,
             verification,
             source: None,
         })
@@ -426,8 +431,17 @@ struct RawConfig {
     #[serde(default)]
     skills: RawSkills,
     #[serde(default)]
+    pyxis: RawPyxis,
+    #[serde(default)]
     #[allow(dead_code)]
     verification: toml::Table,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawPyxis {
+    #[serde(default)]
+    enabled: bool,
 }
 
 #[derive(Deserialize, Default)]
@@ -588,6 +602,12 @@ agent_timeout = "30m"   # a PRD's **Agent-timeout** overrides it; units s, m or 
 # Vela, the optional index watcher (`zurdo vela start`), exits after this long with no change.
 # [vela]
 # idle_minutes = 30
+
+# Pyxis, the retrieval index (opt in): each task's first prompt gains a Where to look section:
+# the files and definitions that best match the task's words, each with why (.zurdo/pyxis/index.json;
+# it never changes a verdict). `zurdo pyxis query "<text>"` shows the ranking either way. docs/pyxis.md.
+# [pyxis]
+# enabled = true
 
 [verification]
 criterion_seconds = 600      # per hint; the whole process group is killed at the limit
@@ -839,6 +859,22 @@ mod tests {
             ),
             "{e}"
         );
+    }
+
+    #[test]
+    fn pyxis_is_off_by_default_and_checked() {
+        assert!(!Config::parse(TEMPLATE).expect("template parses").pyxis);
+        let uncommented =
+            TEMPLATE.replace("# [pyxis]\n# enabled = true", "[pyxis]\nenabled = true");
+        assert_ne!(uncommented, TEMPLATE);
+        assert!(Config::parse(&uncommented).expect("parses").pyxis);
+        let e = Config::parse("[pyxis]\nenable = true\n").expect_err("a typo");
+        assert!(
+            e.contains("line 2") && e.contains("unknown field `enable`"),
+            "{e}"
+        );
+        let e = Config::parse("[pyxis]\nenabled = \"yes\"\n").expect_err("not a bool");
+        assert!(e.contains("line 2"), "{e}");
     }
 
     #[test]

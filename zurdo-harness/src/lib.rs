@@ -9,8 +9,9 @@
 //! 1. [`error`] (exit codes and the error type), [`agent`] (providers, the
 //!    CLIs' command lines and event streams), [`evidence`] (baselines,
 //!    frozen paths, toolchain, the clean room, behind [`evidence::Guards`]),
-//!    [`policy`], [`config`], [`prompt`], [`reason`] (fingerprints,
-//!    diagnosis, the lesson library);
+//!    [`policy`], [`config`], [`prompt`], [`pyxis`] (a task's query and
+//!    its `# Where to look` section), [`reason`] (fingerprints, diagnosis,
+//!    the lesson library);
 //! 2. [`state`] (`.zurdo/<slug>/`: prd.json, the lock, every state file);
 //! 3. [`event`] (what a run reports: rendered live, logged to progress.log);
 //! 4. [`report`] (the run report, from prd.json and the events);
@@ -26,6 +27,7 @@ pub mod event;
 pub mod evidence;
 pub mod policy;
 pub mod prompt;
+pub mod pyxis;
 pub mod reason;
 pub mod report;
 pub mod run;

@@ -4,6 +4,7 @@ pub mod demo;
 pub mod doctor;
 pub mod init;
 pub mod lumen;
+pub mod pyxis;
 pub mod reason;
 pub mod report;
 pub mod review;
@@ -15,7 +16,7 @@ pub mod vela;
 pub mod verify;
 
 /// The repository root holding the current directory (for the commands
-/// that take no PRD: `init`, `doctor`, `lumen`, `vela`, `reason
+/// that take no PRD: `init`, `doctor`, `lumen`, `pyxis`, `vela`, `reason
 /// status|clear`).
 pub fn repo_here() -> Result<std::path::PathBuf, crate::error::Error> {
     let dir = std::env::current_dir().map_err(|e| {

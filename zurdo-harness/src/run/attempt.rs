@@ -94,15 +94,36 @@ impl Run {
     }
 
     /// The prompt of `attempt`: the task, the last failure when retrying,
-    /// and the lessons that match.
+    /// where to look on the first attempt (`[pyxis] enabled`), and the
+    /// lessons that match.
     fn prompt(&mut self, task: &Task, attempt: u32) -> String {
         let retry = self
             .record
             .task(&task.id)
             .and_then(|t| t.retry_context.clone());
         let mut prompt = crate::prompt::render(task, self.ctx.config.executor, retry.as_deref());
+        if attempt == 1 {
+            prompt.push_str(&self.where_to_look(task));
+        }
         prompt.push_str(&self.reasoner().lessons_section(task, attempt));
         prompt
+    }
+
+    /// The `# Where to look` section for `task` from Pyxis, refreshed from
+    /// the tree as it is now (empty when Pyxis is off or nothing matches).
+    /// A failed save of the index is said and changes nothing else.
+    fn where_to_look(&mut self, task: &Task) -> String {
+        let Some(retriever) = self.pyxis.as_mut() else {
+            return String::new();
+        };
+        let refreshed = retriever.refresh(self.ctx.verifier.root());
+        if let Some(e) = refreshed.save_error {
+            self.events.emit(Event::CannotWrite {
+                path: zurdo_pyxis::index::PATH.to_string(),
+                error: e.to_string(),
+            });
+        }
+        crate::pyxis::section(task, retriever.index(), &self.record.state.prd)
     }
 
     /// Runs the agent's CLI with its deadline; a second Ctrl-C kills it.

@@ -155,6 +155,7 @@ pub(super) fn prepare(
     });
     let guards = Guards::new(&verifier, &Commands::of_prd(&prd, standing_commands));
     let lessons = Lessons::load(&config, verifier.root(), &events);
+    let pyxis = config.pyxis.then(zurdo_pyxis::Retriever::new);
     let mut run = Run {
         ctx: Context {
             prd,
@@ -171,6 +172,7 @@ pub(super) fn prepare(
         lessons,
         held: Default::default(),
         stop: None,
+        pyxis,
         _lock: lock,
     };
     run.reconcile_reviews(&crate::state::review_log::sha256_hex(&bytes));
