@@ -127,6 +127,8 @@ import json, sys
 c = [json.loads(l) for l in sys.stdin]
 c = [r for r in c if not r.get("summary")]
 n = max(1, len(c))
-print(f"  {sys.argv[1]:28} pyxis {sum(r[\"pyxis\"][\"r10\"] for r in c)/n:.3f}   bm25 {sum(r[\"bm25\"][\"r10\"] for r in c)/n:.3f}   ({len(c)} commits)")' "$w"
+p = sum(r["pyxis"]["r10"] for r in c) / n
+b = sum(r["bm25"]["r10"] for r in c) / n
+print(f"  {sys.argv[1]:28} pyxis {p:.3f}   bm25 {b:.3f}   ({len(c)} commits)")' "$w"
     done
 fi

@@ -150,13 +150,12 @@ impl Doc {
                 terms = ranked.into_iter().collect();
             }
         }
-        let is_source = zurdo_lumen::adapters::Language::of(path).is_some();
         let seen = lumen.filter(|f| f.hash == hash);
         let defs = seen.map(defs_of).unwrap_or_default();
         let mut doc = Doc {
-            // A source file Lumen has not read as these bytes yet (it changed
-            // between the two reads) is built again next time.
-            hash: if is_source && seen.is_none() {
+            // A source file Lumen reads but has not read as these bytes (it
+            // changed between the two reads) is built again next time.
+            hash: if lumen_reads(path) && seen.is_none() {
                 String::new()
             } else {
                 hash
@@ -171,6 +170,13 @@ impl Doc {
         doc.derive(path);
         doc
     }
+}
+
+/// True for a file Lumen's own walk indexes: a source file of a language
+/// it reads, outside hidden directories (Lumen skips those; Pyxis does not).
+fn lumen_reads(path: &str) -> bool {
+    zurdo_lumen::adapters::Language::of(path).is_some()
+        && !path.split('/').any(|part| part.starts_with('.'))
 }
 
 /// The definitions of a Lumen entry (aliases left out: an import does not
@@ -649,10 +655,18 @@ mod tests {
         std::fs::write(dir.path().join(".git/config"), "[core]\n").expect("write");
         std::fs::create_dir_all(dir.path().join(".zurdo/lumen")).expect("mkdir");
         std::fs::write(dir.path().join(".zurdo/config.toml"), "").expect("write");
-        let (index, _) = fresh(dir.path());
+        // A source file in a hidden directory: Lumen does not read it, so
+        // it has no definitions, and is not read again while unchanged.
+        std::fs::write(dir.path().join(".github/check.js"), "function check() {}\n")
+            .expect("write");
+        let mut lumen = zurdo_lumen::Index::default();
+        lumen.refresh(dir.path());
+        let mut index = Index::default();
+        index.refresh(dir.path(), &lumen);
         assert_eq!(
             index.files.keys().collect::<Vec<_>>(),
             [
+                ".github/check.js",
                 ".github/workflows/ci.yml",
                 ".gitignore",
                 "README.md",
@@ -660,5 +674,8 @@ mod tests {
                 "src/lib.rs"
             ]
         );
+        assert!(index.files[".github/check.js"].defs.is_empty());
+        let again = index.refresh(dir.path(), &lumen);
+        assert_eq!((again.read, again.reused), (0, 6));
     }
 }
