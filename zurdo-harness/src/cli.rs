@@ -214,6 +214,12 @@ pub struct RunArgs {
     #[arg(long)]
     pub skip_model_check: bool,
 
+    /// Give failed tasks a fresh attempt budget (their history kept) and
+    /// unblock the tasks they blocked: for when what failed them is gone
+    /// (a login, a quota, a fixed criterion).
+    #[arg(long, conflicts_with = "reset")]
+    pub retry_failed: bool,
+
     /// Criteria the agent never sees: a PRD-shaped file outside the
     /// repository whose tasks add criteria to the PRD's (default: the
     /// config's `[verification] sealed`).

@@ -30,6 +30,9 @@ pub struct Config {
     pub max_attempts: u32,
     /// One agent attempt's limit when the PRD does not say.
     pub agent_timeout: Duration,
+    /// The longest zurdo waits for a rate-limited agent CLI before trying
+    /// the attempt again; a longer wait stops the run instead.
+    pub rate_limit_wait: Duration,
     /// The analyzer role, when configured.
     pub analyzer: Option<Role>,
     /// The reasoner role, when configured.
@@ -227,6 +230,8 @@ impl Config {
         }
         let agent_timeout = duration("[defaults] agent_timeout", &raw.defaults.agent_timeout)
             .map_err(|m| at(raw.defaults.agent_timeout.span(), m))?;
+        let rate_limit_wait = duration("[defaults] rate_limit_wait", &raw.defaults.rate_limit_wait)
+            .map_err(|m| at(raw.defaults.rate_limit_wait.span(), m))?;
         count(
             "[defaults]",
             "max_attempts",
@@ -280,6 +285,7 @@ impl Config {
             effort_map,
             max_attempts: *raw.defaults.max_attempts.get_ref(),
             agent_timeout,
+            rate_limit_wait,
             analyzer,
             reasoner,
             reason,
@@ -476,6 +482,7 @@ struct RawProvider {
 struct RawDefaults {
     max_attempts: Spanned<u32>,
     agent_timeout: Spanned<String>,
+    rate_limit_wait: Spanned<String>,
 }
 
 impl Default for RawDefaults {
@@ -483,6 +490,7 @@ impl Default for RawDefaults {
         RawDefaults {
             max_attempts: Spanned::new(0..0, 3),
             agent_timeout: Spanned::new(0..0, "30m".into()),
+            rate_limit_wait: Spanned::new(0..0, "15m".into()),
         }
     }
 }
@@ -590,6 +598,7 @@ high = "gemini-2.5-pro"
 [defaults]
 max_attempts = 3        # a PRD's **Max-Attempts** overrides it
 agent_timeout = "30m"   # a PRD's **Agent-timeout** overrides it; units s, m or h
+rate_limit_wait = "15m" # a rate-limited CLI is waited out up to this long (no attempt spent); longer stops the run
 
 # Models for roles other than executing (analysis, diagnosis). Optional.
 # [roles.analyzer]
@@ -704,6 +713,7 @@ mod tests {
         assert_eq!(c.command(Provider::OpenAi), "codex");
         assert_eq!(c.max_attempts, 3);
         assert_eq!(c.agent_timeout, Duration::from_secs(1800));
+        assert_eq!(c.rate_limit_wait, Duration::from_secs(900));
         for p in Provider::ALL {
             assert_eq!(
                 c.effort_map[&p].keys().collect::<Vec<_>>(),

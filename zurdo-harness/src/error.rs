@@ -18,9 +18,14 @@ pub enum Exit {
     /// Refused: another run holds the PRD's lock, or a standing rule is red
     /// before the run or ran over its budget.
     Refused,
-    /// Drift: the PRD changed since its run state was written, a model
-    /// probe failed, or the agent's CLI could not be started.
+    /// Drift: the PRD changed since its run state was written, or a model
+    /// probe found the model unknown or outside the plan.
     Drift,
+    /// The agent's CLI cannot work (not logged in, out of quota, rate
+    /// limited past the wait, no network, not installed, a model it cannot
+    /// use in an attempt, crashed): no attempt was charged, and the next
+    /// `zurdo run` resumes once the cause is fixed.
+    AgentUnavailable,
     /// Stopped now by a signal: `128 + signal` (130 a second Ctrl-C, 143
     /// SIGTERM, 129 SIGHUP).
     Signaled(u8),
@@ -35,6 +40,7 @@ impl Exit {
             Exit::Invalid => 2,
             Exit::Refused => 3,
             Exit::Drift => 4,
+            Exit::AgentUnavailable => 5,
             Exit::Signaled(code) => code,
         }
     }
@@ -65,8 +71,9 @@ pub enum ErrorKind {
     Drift,
     /// A model probe failed: the CLI cannot answer with that model.
     Probe,
-    /// The agent's CLI could not be started (not installed, not
-    /// executable, its command line refused by the system).
+    /// The agent's CLI cannot work: it could not be started, or it said it
+    /// is not logged in, out of quota, rate limited, offline, crashed
+    /// (`agent::failure`).
     Agent,
     /// An operation did not succeed (vela could not start or stop).
     Failed,
@@ -80,7 +87,8 @@ impl ErrorKind {
         match self {
             ErrorKind::Invalid | ErrorKind::Io => Exit::Invalid,
             ErrorKind::LockHeld | ErrorKind::Standing => Exit::Refused,
-            ErrorKind::Drift | ErrorKind::Probe | ErrorKind::Agent => Exit::Drift,
+            ErrorKind::Drift | ErrorKind::Probe => Exit::Drift,
+            ErrorKind::Agent => Exit::AgentUnavailable,
             ErrorKind::Failed => Exit::Failed,
             ErrorKind::Stopped(code) => Exit::Signaled(code),
         }
@@ -154,7 +162,7 @@ mod tests {
         assert_eq!(code(ErrorKind::Standing), 3);
         assert_eq!(code(ErrorKind::Drift), 4);
         assert_eq!(code(ErrorKind::Probe), 4);
-        assert_eq!(code(ErrorKind::Agent), 4);
+        assert_eq!(code(ErrorKind::Agent), 5);
         assert_eq!(code(ErrorKind::Failed), 1);
         assert_eq!(code(ErrorKind::Stopped(143)), 143);
         assert_eq!((Exit::Ok.code(), Exit::ok_if(false).code()), (0, 1));

@@ -2,7 +2,14 @@
 //! root as working directory, stdin closed (or holding the prompt, when it
 //! is too long for one argument), its own process group killed at the
 //! timeout, and its event stream read through the shared vocabulary.
+//!
+//! While it runs, a [`Watcher`] reads its output as it arrives: what it has
+//! done so far ([`Progress`], for a heartbeat) and whether its CLI has said
+//! it cannot work and will keep waiting (then its process group is killed
+//! at once, not at the timeout). When it ends, the watcher classifies the
+//! run ([`Outcome::failure`]).
 
+use std::cell::Cell;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -10,6 +17,7 @@ use std::time::Duration;
 
 use zurdo::exec::{self, AtExit, Ending, Keep, Stream};
 
+use super::failure::{Ended, InfraFailure, Snapshot, Watcher};
 use super::{vocabulary, AgentReport, Provider};
 
 /// A fully built agent command.
@@ -275,11 +283,33 @@ impl KillOnSignal {
     }
 }
 
+/// What a running agent has done so far, shared with whoever shows it (the
+/// heartbeat); updated as its output arrives.
+#[derive(Debug, Clone, Default)]
+pub struct Progress(Arc<Mutex<Snapshot>>);
+
+impl Progress {
+    /// The latest snapshot.
+    pub fn get(&self) -> Snapshot {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    fn set(&self, snapshot: Snapshot) {
+        *self.0.lock().unwrap_or_else(PoisonError::into_inner) = snapshot;
+    }
+}
+
 /// How one agent run went.
 #[derive(Debug, Clone)]
 pub struct Outcome {
     /// The exit code, when it exited.
     pub exit_code: Option<i32>,
+    /// The signal that ended it, when one did (zurdo's own kill at the
+    /// timeout is `timed_out` instead).
+    pub signal: Option<i32>,
     /// True when it ran past the timeout and its process group was killed.
     pub timed_out: bool,
     /// Wall time.
@@ -290,9 +320,10 @@ pub struct Outcome {
     pub stderr: Vec<u8>,
     /// The stream read through the vocabulary.
     pub report: AgentReport,
-    /// Why the run was ended early: what a [`run_watched`] watcher said
-    /// when it stopped the agent (its process group was killed then).
-    pub stopped: Option<String>,
+    /// Its CLI could not work (not logged in, out of quota, no network…):
+    /// then the run is not the agent's to answer for. `stopped` on it says
+    /// zurdo killed the CLI as soon as it said so.
+    pub failure: Option<InfraFailure>,
 }
 
 /// Makes `command`'s process die with the thread that starts it (zurdo's,
@@ -327,38 +358,25 @@ pub fn run_observed(
     timeout: Duration,
     on_spawn: impl FnOnce(u32),
 ) -> std::io::Result<Outcome> {
-    run_with(provider, invocation, timeout, on_spawn, None)
+    run_watched(
+        provider,
+        invocation,
+        timeout,
+        on_spawn,
+        &mut |_, _| {},
+        None,
+    )
 }
 
-/// What [`run_watched`] shows each line of output to: `Some` stops the
-/// agent, giving the reason.
-pub type Watch<'a> = &'a mut dyn FnMut(Stream, &str) -> Option<String>;
-
-/// The longest line a watcher is shown whole; a longer one is shown in
-/// pieces of this size.
-pub const WATCHED_LINE_LIMIT: usize = 64 * 1024;
-
-/// Like [`run_observed`], showing `watch` every line of output (stdout or
-/// stderr, without its newline) as it arrives. When `watch` returns a
-/// reason, the agent's process group is killed at once and the outcome's
-/// `stopped` carries that reason: for a CLI that says it cannot go on and
-/// keeps waiting anyway.
+/// Like [`run_observed`], also handing `tee` every chunk of output as it
+/// arrives (to stream it to a file) and keeping `progress` up to date.
 pub fn run_watched(
     provider: Provider,
     invocation: &Invocation,
     timeout: Duration,
     on_spawn: impl FnOnce(u32),
-    watch: Watch<'_>,
-) -> std::io::Result<Outcome> {
-    run_with(provider, invocation, timeout, on_spawn, Some(watch))
-}
-
-fn run_with(
-    provider: Provider,
-    invocation: &Invocation,
-    timeout: Duration,
-    on_spawn: impl FnOnce(u32),
-    mut watch: Option<Watch<'_>>,
+    tee: &mut dyn FnMut(Stream, &[u8]),
+    progress: Option<&Progress>,
 ) -> std::io::Result<Outcome> {
     // The CLI runs under a sentinel (see [`super::sentinel`]): nothing it
     // starts outlives zurdo, even a `kill -9` of zurdo. A CLI that cannot
@@ -374,58 +392,82 @@ fn run_with(
         })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    let group = std::cell::Cell::new(0i32);
-    let mut stopped: Option<String> = None;
-    let mut lines = [Vec::new(), Vec::new()];
-    let mut observe = |stream: Stream, chunk: &[u8]| {
-        let Some(watch) = watch.as_mut().filter(|_| stopped.is_none()) else {
-            return;
-        };
-        let pending = &mut lines[usize::from(stream == Stream::Stderr)];
-        pending.extend_from_slice(chunk);
-        loop {
-            let (take, newline) = match pending.iter().position(|&b| b == b'\n') {
-                Some(at) => (at, 1),
-                None if pending.len() >= WATCHED_LINE_LIMIT => (WATCHED_LINE_LIMIT, 0),
-                None => break,
-            };
-            let line: Vec<u8> = pending.drain(..take + newline).take(take).collect();
-            if let Some(reason) = watch(stream, &String::from_utf8_lossy(&line)) {
-                stopped = Some(reason);
+    let group = Cell::new(0i32);
+    let killed = Cell::new(false);
+    let mut watcher = Watcher::new(provider);
+    let finished = {
+        let mut observe = |stream: Stream, bytes: &[u8]| {
+            tee(stream, bytes);
+            // The CLI said it cannot work and will keep waiting: nothing
+            // it prints after changes that, so it is stopped now.
+            if watcher.feed(stream, bytes).is_some() {
                 exec::kill_group(group.get());
-                pending.clear();
-                return;
+                killed.set(true);
             }
-        }
+            if let Some(progress) = progress {
+                progress.set(watcher.snapshot());
+            }
+        };
+        exec::run_bounded(
+            command,
+            timeout,
+            Keep::GENEROUS,
+            AtExit::KillGroup,
+            &mut observe,
+            |pid| {
+                group.set(i32::try_from(pid).unwrap_or(0));
+                on_spawn(pid);
+            },
+        )?
     };
-    let finished = exec::run_bounded(
-        command,
-        timeout,
-        Keep::GENEROUS,
-        AtExit::KillGroup,
-        &mut observe,
-        |pid| {
-            group.set(i32::try_from(pid).unwrap_or(0));
-            on_spawn(pid);
-        },
-    )?;
+    if killed.get() || finished.ending == Ending::TimedOut {
+        // zurdo killed the group: the sentinel is reaped, but the CLI under
+        // it may still be dying, and would be taken for a process it left
+        // running.
+        settle(group.get());
+    }
     let stdout = String::from_utf8_lossy(&finished.stdout);
     let stderr = String::from_utf8_lossy(&finished.stderr);
     let report = vocabulary::read(provider, &stdout, &stderr);
-    let (exit_code, timed_out) = match finished.ending {
-        Ending::Exited(code) => (Some(code), false),
-        Ending::Signaled(_) => (None, false),
-        Ending::TimedOut => (None, true),
+    let (exit_code, signal, timed_out) = match finished.ending {
+        Ending::Exited(code) => (Some(code), None, false),
+        Ending::Signaled(signal) => (None, Some(signal), false),
+        Ending::TimedOut => (None, None, true),
     };
+    let failure = watcher.conclude(Ended {
+        exit_code,
+        signal,
+        timed_out,
+        report: &report,
+    });
     Ok(Outcome {
         exit_code,
+        signal,
         timed_out,
         duration: finished.elapsed,
         stdout: finished.stdout,
         stderr: finished.stderr,
         report,
-        stopped,
+        failure,
     })
+}
+
+/// How long a killed group may take to die.
+const DYING: Duration = Duration::from_secs(2);
+
+/// Waits (at most [`DYING`]) until every process of the killed group
+/// `group` has exited.
+fn settle(group: i32) {
+    let Ok(group) = u32::try_from(group) else {
+        return;
+    };
+    let until = std::time::Instant::now() + DYING;
+    while group > 0
+        && zurdo_base::process::group_running(group)
+        && std::time::Instant::now() < until
+    {
+        std::thread::sleep(Duration::from_millis(5));
+    }
 }
 
 /// Where `program` would be found by the sentinel (run in `dir`, with
@@ -487,7 +529,8 @@ mod tests {
         assert!([&c, &x, &p, &g].iter().all(|i| i.stdin.is_none()));
     }
 
-    fn sh(script: &str) -> Invocation {
+    /// An invocation of `sh -c script`, as if it were a CLI.
+    fn shell(script: &str) -> Invocation {
         Invocation {
             program: "sh".into(),
             args: vec!["-c".into(), script.into()],
@@ -498,36 +541,72 @@ mod tests {
     }
 
     #[test]
-    fn a_watcher_sees_each_line_as_it_arrives_and_can_stop_the_agent() {
-        let started = std::time::Instant::now();
+    fn a_cli_that_says_it_will_keep_waiting_is_stopped_at_once() {
+        let script = r#"echo '{"type":"thread.started","thread_id":"t"}'
+echo '{"type":"turn.started"}'
+echo '{"type":"error","message":"Reconnecting... waiting for network (Connection failed: error sending request)"}'
+sleep 30
+echo '{"type":"turn.completed"}'"#;
         let mut seen = Vec::new();
-        let mut watch = |stream: Stream, line: &str| {
-            seen.push((stream, line.to_string()));
-            line.contains("give up").then(|| line.to_string())
-        };
-        let out = run_watched(
+        let progress = Progress::default();
+        let outcome = run_watched(
             Provider::OpenAi,
-            &sh("printf 'one\\ntwo'; echo ' halves'; echo 'I give up' >&2; sleep 30; echo never"),
+            &shell(script),
             Duration::from_secs(60),
             |_| {},
-            &mut watch,
+            &mut |stream, bytes| seen.push((stream, bytes.to_vec())),
+            Some(&progress),
         )
         .expect("runs");
-        assert!(started.elapsed() < Duration::from_secs(10), "not killed");
-        assert_eq!(out.stopped.as_deref(), Some("I give up"));
-        assert_eq!(out.exit_code, None, "killed");
-        assert!(!out.timed_out);
-        assert_eq!(
-            seen,
-            [
-                (Stream::Stdout, "one".to_string()),
-                (Stream::Stdout, "two halves".to_string()),
-                (Stream::Stderr, "I give up".to_string()),
-            ]
-        );
-        // Without a watcher nothing stops it early, and `stopped` is None.
-        let out = run(Provider::OpenAi, &sh("echo done"), Duration::from_secs(60)).expect("runs");
-        assert_eq!((out.exit_code, out.stopped), (Some(0), None));
+        assert!(outcome.duration < Duration::from_secs(10), "{outcome:?}");
+        assert!(!outcome.timed_out);
+        let failure = outcome.failure.expect("classified");
+        assert_eq!(failure.kind, crate::agent::failure::FailureKind::Network);
+        assert!(failure.stopped);
+        assert!(failure
+            .message
+            .starts_with("Reconnecting... waiting for network"));
+        let teed: Vec<u8> = seen
+            .iter()
+            .filter(|(s, _)| *s == Stream::Stdout)
+            .flat_map(|(_, b)| b.clone())
+            .collect();
+        assert_eq!(teed, outcome.stdout, "the tee saw every byte kept");
+        assert_eq!(progress.get().tool_calls, 0);
+    }
+
+    #[test]
+    fn progress_follows_the_stream_and_a_clean_run_is_no_failure() {
+        let script = r#"echo '{"type":"item.started","item":{"id":"i1","type":"command_execution","command":"bash -lc ls","status":"in_progress"}}'
+echo '{"type":"item.completed","item":{"id":"i1","type":"command_execution","command":"bash -lc ls","aggregated_output":"a
+","exit_code":0,"status":"completed"}}'
+echo '{"type":"item.completed","item":{"id":"i2","type":"agent_message","text":"done"}}'
+echo '{"type":"turn.completed","usage":{"input_tokens":1,"cached_input_tokens":0,"output_tokens":1}}'"#;
+        let progress = Progress::default();
+        let outcome = run_watched(
+            Provider::OpenAi,
+            &shell(script),
+            Duration::from_secs(60),
+            |_| {},
+            &mut |_, _| {},
+            Some(&progress),
+        )
+        .expect("runs");
+        assert!(outcome.failure.is_none(), "{:?}", outcome.failure);
+        let snap = progress.get();
+        assert_eq!(snap.tool_calls, 1);
+        assert_eq!(snap.last.as_deref(), Some("command_execution bash -lc ls"));
+        // A CLI that dies of a signal it did not get from zurdo crashed.
+        let outcome = run_observed(
+            Provider::OpenAi,
+            &shell("kill -SEGV $$"),
+            Duration::from_secs(60),
+            |_| {},
+        )
+        .expect("runs");
+        assert_eq!(outcome.signal, Some(11));
+        let failure = outcome.failure.expect("a crash");
+        assert_eq!(failure.kind, crate::agent::failure::FailureKind::CliCrashed);
     }
 
     #[test]

@@ -2,7 +2,9 @@
 //! read, and how one attempt is run.
 
 pub mod catalog;
+pub mod failure;
 pub mod invoke;
+pub mod sandbox;
 pub mod sentinel;
 pub mod vocabulary;
 

@@ -108,6 +108,7 @@ pub fn run(args: &DemoArgs) -> Outcome {
             reset: true,
             no_prompt: true,
             skip_model_check: false,
+            retry_failed: false,
             sealed: None,
         },
     )?;

@@ -11,6 +11,7 @@ pub fn run(args: &RunArgs) -> Outcome {
         reset: args.reset,
         no_prompt: args.no_prompt,
         skip_model_check: args.skip_model_check,
+        retry_failed: args.retry_failed,
         sealed: args.sealed.clone(),
     };
     run::run(&args.prd, options)

@@ -13,6 +13,7 @@
 //! (`attempt_started` has `task`, `attempt`, `model`; …); new fields are
 //! added with defaults, so old logs still read.
 
+pub mod heartbeat;
 pub mod log;
 pub mod render;
 pub mod reporter;
@@ -21,6 +22,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use serde::{Deserialize, Serialize};
 
+use crate::agent::failure::InfraFailure;
 use crate::evidence::toolchain::Tool;
 use crate::state::run_state::Status;
 
@@ -92,8 +94,14 @@ pub enum DropCause {
     /// A hard stop or a crash interrupted it (found on resume).
     #[default]
     Interrupted,
-    /// The agent's CLI could not be started: not the task's failure.
+    /// The agent's CLI could not be started: not the task's failure
+    /// (written by older versions; now `agent_unavailable` with
+    /// `cli_missing`).
     AgentNotStarted,
+    /// The agent's CLI could not work (not logged in, out of quota, rate
+    /// limited, no network, not installed, crashed…): not the task's
+    /// failure. The event's `failure` says which.
+    AgentUnavailable,
 }
 
 /// An approval that does not count, dropped from its task.
@@ -162,6 +170,9 @@ pub enum Event {
         /// Why.
         #[serde(default)]
         cause: DropCause,
+        /// What the agent's CLI could not do, when that is why.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        failure: Option<InfraFailure>,
     },
     /// Today's `[verification]` hashes differently; the run-start policy stays.
     PolicyKept {
@@ -350,6 +361,62 @@ pub enum Event {
         /// A run-level error its stream reported.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         error: Option<String>,
+        /// True when zurdo stopped it as soon as its CLI said it cannot
+        /// work (it would have kept waiting).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        stopped: bool,
+    },
+    /// What the agent has done so far, once a minute while it works (on a
+    /// terminal the spinner line shows it instead).
+    AgentProgress {
+        /// The task.
+        task: String,
+        /// The attempt.
+        attempt: u32,
+        /// Seconds since it started.
+        elapsed_s: u64,
+        /// Tool calls its stream showed so far.
+        tool_calls: usize,
+        /// Its last tool call, else the start of its latest text.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        last: Option<String>,
+    },
+    /// The agent's CLI is rate limited: zurdo waits, then runs the same
+    /// attempt again (the wait spends no attempt).
+    RateLimitWait {
+        /// The task.
+        task: String,
+        /// The attempt that runs again after the wait.
+        attempt: u32,
+        /// The CLI (`claude`).
+        cli: String,
+        /// How long zurdo waits, in seconds.
+        seconds: u64,
+        /// Until when (RFC 3339).
+        until: String,
+        /// True when the CLI said when the limit resets; false for a short
+        /// backoff.
+        known: bool,
+        /// Which wait this is for the attempt (1-based).
+        round: u32,
+        /// The most waits for one attempt.
+        rounds: u32,
+    },
+    /// Still waiting out a rate limit, once a minute (on a terminal a
+    /// countdown shows it instead).
+    StillWaiting {
+        /// The task.
+        task: String,
+        /// Seconds left.
+        seconds_left: u64,
+    },
+    /// `--retry-failed`: failed tasks back to pending with a fresh attempt
+    /// budget (their history kept), the tasks they blocked unblocked.
+    FailedRetried {
+        /// The failed tasks.
+        tasks: Vec<String>,
+        /// The tasks they had blocked.
+        unblocked: Vec<String>,
     },
     /// Processes the agent left running after it exited, however detached,
     /// killed before zurdo verified (zurdo is the reaper of everything the
@@ -667,6 +734,9 @@ pub enum Event {
         /// The PRD as given (for the resume advice).
         #[serde(default)]
         display: String,
+        /// Tasks that ended failed (for the `--retry-failed` advice).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        failed: Vec<String>,
     },
     /// Ctrl-C and SIGTERM cannot be watched: a stop is not graceful.
     SignalsUnhandled {
@@ -761,6 +831,12 @@ impl Events {
         if let Some(warning) = failed {
             sinks.reporter.note(&warning);
         }
+    }
+
+    /// From now on the live spinner shows what `progress` says the running
+    /// agent has done (`None`: nothing).
+    pub fn watch(&self, progress: Option<crate::agent::invoke::Progress>) {
+        self.sinks().reporter.watch(progress);
     }
 
     /// Reports a write that failed as [`Event::CannotWrite`]; does nothing

@@ -72,6 +72,7 @@ pub fn lines(event: &Event) -> Vec<Line> {
             task,
             attempt,
             cause: DropCause::Interrupted,
+            ..
         } => one(
             Warn,
             format!("zurdo: attempt {attempt} of {task} was interrupted; it is dropped and not counted"),
@@ -82,6 +83,34 @@ pub fn lines(event: &Event) -> Vec<Line> {
         } => one(
             Warn,
             "    not counted: the agent never started, so this is not the task's failure".to_string(),
+        ),
+        Event::AttemptDropped {
+            cause: DropCause::AgentUnavailable,
+            failure,
+            ..
+        } => one(
+            Warn,
+            match failure {
+                Some(f) => format!(
+                    "    not counted: {}: {}{}{}{}",
+                    f.cli(),
+                    f.kind.headline(),
+                    f.quoted(),
+                    if f.stopped {
+                        "; stopped as soon as it said so"
+                    } else {
+                        ""
+                    },
+                    match f.tool_calls {
+                        0 => String::new(),
+                        n => format!(
+                            "; the work of its {n} tool call{} stays in the tree, unverified",
+                            plural(n)
+                        ),
+                    },
+                ),
+                None => "    not counted: the agent's CLI could not work, so this is not the task's failure".to_string(),
+            },
         ),
         Event::PolicyKept { policy } => one(
             Warn,
@@ -188,6 +217,7 @@ pub fn lines(event: &Event) -> Vec<Line> {
             duration_ms,
             tool_calls,
             error,
+            stopped,
             ..
         } => one(
             Plain,
@@ -195,6 +225,8 @@ pub fn lines(event: &Event) -> Vec<Line> {
                 "    agent: {} in {:.1}s, {tool_calls} tool call{}{}",
                 if *timed_out {
                     "timed out".to_string()
+                } else if *stopped {
+                    "stopped by zurdo".to_string()
                 } else {
                     format!("exit {}", exit_code.map_or("-".into(), |c| c.to_string()))
                 },
@@ -478,11 +510,76 @@ pub fn lines(event: &Event) -> Vec<Line> {
             ),
         ),
         Event::RunFinished {
-            complete: false,
+            complete,
             display,
+            failed,
+        } => {
+            let mut out = Vec::new();
+            if !complete {
+                out.push(line(
+                    Plain,
+                    format!("zurdo: stopped before the end; `zurdo run {display}` resumes"),
+                ));
+            }
+            if !failed.is_empty() {
+                out.push(line(
+                    Plain,
+                    format!(
+                        "zurdo: {} failed; once the cause is gone (a login, a quota, a fixed criterion), `zurdo run --retry-failed {display}` gives {} a fresh attempt budget",
+                        failed.join(", "),
+                        if failed.len() == 1 { "it" } else { "them" }
+                    ),
+                ));
+            }
+            out
+        }
+        Event::AgentProgress {
+            elapsed_s,
+            tool_calls,
+            last,
+            ..
         } => one(
             Plain,
-            format!("zurdo: stopped before the end; `zurdo run {display}` resumes"),
+            format!(
+                "    still working: {} elapsed, {tool_calls} tool call{}{}",
+                clock(*elapsed_s),
+                plural(*tool_calls),
+                last.as_ref()
+                    .map_or(String::new(), |l| format!("; last: {}", first_line(l)))
+            ),
+        ),
+        Event::RateLimitWait {
+            attempt,
+            cli,
+            seconds,
+            until,
+            known,
+            round,
+            rounds,
+            ..
+        } => one(
+            Warn,
+            format!(
+                "    {cli} is rate limited{}: waiting {} (until {until}), then attempt {attempt} again, not counted (wait {round} of at most {rounds}; Ctrl-C stops)",
+                if *known { "" } else { " and did not say until when" },
+                clock(*seconds)
+            ),
+        ),
+        Event::StillWaiting { seconds_left, .. } => one(
+            Plain,
+            format!("    still waiting: {} left", clock(*seconds_left)),
+        ),
+        Event::FailedRetried { tasks, unblocked } => one(
+            Plain,
+            format!(
+                "zurdo: --retry-failed: {} back to pending with a fresh attempt budget (history kept){}",
+                tasks.join(", "),
+                if unblocked.is_empty() {
+                    String::new()
+                } else {
+                    format!("; unblocked: {}", unblocked.join(", "))
+                }
+            ),
         ),
         Event::SignalsUnhandled { error } => one(
             Warn,
@@ -589,8 +686,17 @@ pub fn lines(event: &Event) -> Vec<Line> {
         | Event::VerifierContext { .. }
         | Event::StandingPreflight { .. }
         | Event::AgentStarted { .. }
-        | Event::AttemptFinished { .. }
-        | Event::RunFinished { .. } => Vec::new(),
+        | Event::AttemptFinished { .. } => Vec::new(),
+    }
+}
+
+/// `seconds` as `m:ss` (or `h:mm:ss`).
+pub fn clock(seconds: u64) -> String {
+    let (h, m, s) = (seconds / 3600, seconds / 60 % 60, seconds % 60);
+    if h > 0 {
+        format!("{h}:{m:02}:{s:02}")
+    } else {
+        format!("{m}:{s:02}")
     }
 }
 
@@ -650,6 +756,89 @@ mod tests {
     }
 
     #[test]
+    fn an_agent_that_cannot_work_reads_as_its_cause_not_a_failure() {
+        use crate::agent::failure::{FailureKind, InfraFailure};
+        use crate::agent::Provider;
+        let failure = InfraFailure {
+            tool_calls: 3,
+            stopped: true,
+            ..InfraFailure::new(
+                FailureKind::Network,
+                Provider::OpenAi,
+                "Reconnecting... waiting for network (Connection failed: error sending request)",
+            )
+        };
+        let dropped = Event::AttemptDropped {
+            task: "task-1".into(),
+            attempt: 2,
+            cause: DropCause::AgentUnavailable,
+            failure: Some(failure),
+        };
+        assert_eq!(
+            text(&dropped),
+            "    not counted: codex: no network (the CLI said: Reconnecting... waiting for network (Connection failed: error sending request)); stopped as soon as it said so; the work of its 3 tool calls stays in the tree, unverified"
+        );
+        let json = serde_json::to_value(&dropped).expect("json");
+        assert_eq!(json["cause"], "agent_unavailable");
+        assert_eq!(json["failure"]["kind"], "network");
+        let back: Event = serde_json::from_value(json).expect("reads back");
+        assert_eq!(back, dropped);
+        // An old log's line still reads (no failure field).
+        let old: Event = serde_json::from_str(
+            r#"{"event":"attempt_dropped","task":"t","attempt":1,"cause":"agent_not_started"}"#,
+        )
+        .expect("reads");
+        assert!(matches!(old, Event::AttemptDropped { failure: None, .. }));
+
+        let wait = Event::RateLimitWait {
+            task: "task-1".into(),
+            attempt: 2,
+            cli: "claude".into(),
+            seconds: 95,
+            until: "2026-04-28T22:03:00Z".into(),
+            known: true,
+            round: 1,
+            rounds: 3,
+        };
+        assert_eq!(
+            text(&wait),
+            "    claude is rate limited: waiting 1:35 (until 2026-04-28T22:03:00Z), then attempt 2 again, not counted (wait 1 of at most 3; Ctrl-C stops)"
+        );
+        assert_eq!(
+            text(&Event::StillWaiting {
+                task: "task-1".into(),
+                seconds_left: 3700
+            }),
+            "    still waiting: 1:01:40 left"
+        );
+        assert_eq!(
+            text(&Event::AgentProgress {
+                task: "task-1".into(),
+                attempt: 1,
+                elapsed_s: 180,
+                tool_calls: 7,
+                last: Some("Bash cargo test".into()),
+            }),
+            "    still working: 3:00 elapsed, 7 tool calls; last: Bash cargo test"
+        );
+        assert_eq!(
+            text(&Event::FailedRetried {
+                tasks: vec!["task-a".into()],
+                unblocked: vec!["task-b".into(), "task-c".into()],
+            }),
+            "zurdo: --retry-failed: task-a back to pending with a fresh attempt budget (history kept); unblocked: task-b, task-c"
+        );
+        assert_eq!(
+            text(&Event::RunFinished {
+                complete: true,
+                display: "prds/x.md".into(),
+                failed: Vec::new(),
+            }),
+            ""
+        );
+    }
+
+    #[test]
     fn lines_read_as_the_loop_always_printed_them() {
         let finished = Event::AgentFinished {
             task: "task-1".into(),
@@ -659,6 +848,7 @@ mod tests {
             duration_ms: 1250,
             tool_calls: 1,
             error: Some("Not logged in\nmore".into()),
+            stopped: false,
         };
         assert_eq!(
             text(&finished),

@@ -1,8 +1,11 @@
 //! The live side of the event stream: each [`Event`] rendered on stderr as
 //! it happens, coloured when stderr is a terminal (not `TERM=dumb`) and
-//! `NO_COLOR` is not set, and, on a terminal, a spinner with the elapsed
-//! time while an agent works (plain lines only elsewhere, so logs and pipes
-//! stay readable).
+//! `NO_COLOR` is not set, and, on a terminal, a spinner line refreshed in
+//! place while an agent works (elapsed time, tool calls so far, the last
+//! one) or while a rate limit is waited out (the time left). Elsewhere only
+//! plain lines, so logs and pipes stay readable: the heartbeat's
+//! once-a-minute `still working` and `still waiting` lines stand in for the
+//! spinner there, and are not printed on a terminal.
 
 use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -12,6 +15,7 @@ use std::time::{Duration, Instant};
 
 use super::render::{self, Line, Style};
 use super::Event;
+use crate::agent::invoke::Progress;
 
 /// Where rendered lines go.
 enum Output {
@@ -27,6 +31,8 @@ pub struct Reporter {
     spinner: Option<Spinner>,
     /// Whether a spinner may run (stderr is a terminal).
     animate: bool,
+    /// What the running agent has done so far, for the spinner line.
+    watched: Arc<Mutex<Option<Progress>>>,
 }
 
 impl std::fmt::Debug for Reporter {
@@ -54,6 +60,7 @@ impl Reporter {
             colour: terminal && !no_color(),
             spinner: None,
             animate: terminal,
+            watched: Arc::default(),
         }
     }
 
@@ -64,32 +71,61 @@ impl Reporter {
             colour,
             spinner: None,
             animate: false,
+            watched: Arc::default(),
         }
+    }
+
+    /// From now on the spinner line shows what `progress` says the running
+    /// agent has done (`None`: nothing).
+    pub fn watch(&mut self, progress: Option<Progress>) {
+        *self.watched.lock().unwrap_or_else(PoisonError::into_inner) = progress;
     }
 
     /// Renders `event`.
     pub fn report(&mut self, event: &Event) {
         if matches!(
             event,
-            Event::AgentFinished { .. } | Event::AgentNotStarted { .. } | Event::StoppedNow { .. }
+            Event::AgentFinished { .. }
+                | Event::AgentNotStarted { .. }
+                | Event::AttemptDropped { .. }
+                | Event::RateLimitWait { .. }
+                | Event::StoppedNow { .. }
+                | Event::RunFinished { .. }
         ) {
             self.spinner = None;
         }
-        for line in render::lines(event) {
-            self.write(&line);
-        }
-        if let Event::AttemptStarted {
-            attempt,
-            max,
-            model,
-            ..
-        } = event
-        {
-            if self.animate {
-                self.spinner = Some(Spinner::start(format!(
-                    "  attempt {attempt}/{max} ({model})"
-                )));
+        // On a terminal the spinner line says these, refreshed in place.
+        let shown_by_spinner = matches!(
+            event,
+            Event::AgentProgress { .. } | Event::StillWaiting { .. }
+        );
+        if !(self.animate && shown_by_spinner) {
+            for line in render::lines(event) {
+                self.write(&line);
             }
+        }
+        if !self.animate {
+            return;
+        }
+        match event {
+            Event::AttemptStarted {
+                attempt,
+                max,
+                model,
+                ..
+            } => {
+                self.spinner = Some(Spinner::start(
+                    format!("  attempt {attempt}/{max} ({model})"),
+                    Tick::Agent(Arc::clone(&self.watched)),
+                ));
+            }
+            Event::RateLimitWait { seconds, .. } => {
+                self.spinner = Some(Spinner::start(
+                    "    waiting out the rate limit".to_string(),
+                    Tick::Until(Instant::now() + Duration::from_secs(*seconds)),
+                ));
+            }
+            _ => {}
         }
     }
 
@@ -143,28 +179,84 @@ fn paint(line: &Line) -> String {
 
 const FRAMES: [char; 10] = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
-/// A spinner with the elapsed time under the attempt's line, running while
-/// it lives; stopped (and its line cleared) on drop.
+/// What a spinner line shows after its label.
+enum Tick {
+    /// The time since it started and what the agent has done so far.
+    Agent(Arc<Mutex<Option<Progress>>>),
+    /// The time left until then.
+    Until(Instant),
+}
+
+impl Tick {
+    fn text(&self, started: Instant) -> String {
+        match self {
+            Tick::Agent(watched) => {
+                let mut text = render::clock(started.elapsed().as_secs());
+                let progress = watched
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .as_ref()
+                    .map(Progress::get);
+                if let Some(now) = progress {
+                    text.push_str(&format!(
+                        " · {} tool call{}",
+                        now.tool_calls,
+                        if now.tool_calls == 1 { "" } else { "s" }
+                    ));
+                    if let Some(last) = now.last {
+                        text.push_str(" · ");
+                        text.push_str(&zurdo_base::text::escape_controls(&last));
+                    }
+                }
+                text
+            }
+            Tick::Until(until) => format!(
+                "{} left",
+                render::clock(until.saturating_duration_since(Instant::now()).as_secs())
+            ),
+        }
+    }
+}
+
+/// The terminal's width in columns (80 when it cannot be asked).
+fn columns() -> usize {
+    // SAFETY: an all-zero winsize is a valid value for ioctl to fill.
+    let mut size: libc::winsize = unsafe { std::mem::zeroed() };
+    // SAFETY: TIOCGWINSZ on stderr's descriptor writes one winsize into
+    // `size`, which outlives the call.
+    let ok = unsafe { libc::ioctl(2, libc::TIOCGWINSZ, &mut size) } == 0;
+    if ok && size.ws_col > 0 {
+        usize::from(size.ws_col)
+    } else {
+        80
+    }
+}
+
+/// A spinner line under the attempt's line (the elapsed time and the
+/// agent's progress, or a countdown), refreshed in place while it lives;
+/// stopped (and its line cleared) on drop.
 struct Spinner {
     stop: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
 }
 
 impl Spinner {
-    fn start(label: String) -> Spinner {
+    fn start(label: String, tick: Tick) -> Spinner {
         let stop = Arc::new(AtomicBool::new(false));
         let flag = Arc::clone(&stop);
         let thread = std::thread::spawn(move || {
             let started = Instant::now();
             let mut frame = 0;
             while !flag.load(Ordering::Relaxed) {
-                let secs = started.elapsed().as_secs();
-                eprint!(
-                    "\r{label} {} {}:{:02}",
+                let line = format!(
+                    "{label} {} {}",
                     FRAMES[frame % FRAMES.len()],
-                    secs / 60,
-                    secs % 60
+                    tick.text(started)
                 );
+                // One line, never wrapped: a wrapped line could not be
+                // redrawn in place.
+                let line = zurdo_base::text::cut_chars(&line, columns().saturating_sub(1));
+                eprint!("\r\x1b[2K{line}");
                 let _ = std::io::stderr().flush();
                 frame += 1;
                 std::thread::sleep(Duration::from_millis(100));

@@ -5,6 +5,7 @@
 //! a criterion to heal, never mark a criterion passed or weaken a hint.
 
 pub mod bundle;
+pub mod challenge;
 pub mod diagnosis;
 pub mod extract;
 pub mod fingerprint;

@@ -19,7 +19,7 @@ use std::path::PathBuf;
 use zurdo::verify::CriterionVerdict;
 use zurdo_base::text::first_nonblank_line;
 
-use crate::event::Event;
+use crate::event::{DropCause, Event};
 use crate::state::review;
 use crate::state::review_log::Chain;
 use crate::state::run_state::{DiagnosisRecord, RunState, TaskState};
@@ -116,9 +116,9 @@ fn agent_words(text: &str) -> String {
 
 /// Why the last run stopped because the agent could not work, from its
 /// events (those after the last `verifier_context`, which every run emits
-/// while it prepares): an agent CLI that could not be started, or model
-/// probes that failed before any task. (A typed infra-failure event, when
-/// there is one, belongs here too.)
+/// while it prepares): an agent CLI that could not be started, one whose
+/// attempt was dropped because its CLI could not work (and not run again
+/// after a rate-limit wait), or model probes that failed before any task.
 fn agent_stop(events: &[Event]) -> Option<String> {
     let start = events
         .iter()
@@ -141,6 +141,30 @@ fn agent_stop(events: &[Event]) -> Option<String> {
     });
     if not_started.is_some() {
         return not_started;
+    }
+    let unavailable = last.iter().enumerate().rev().find_map(|(i, e)| match e {
+        Event::AttemptDropped {
+            task,
+            attempt,
+            cause: DropCause::AgentUnavailable,
+            failure: Some(failure),
+        } => Some((i, task, attempt, failure)),
+        _ => None,
+    });
+    if let Some((i, task, attempt, failure)) = unavailable {
+        // A rate limit waited out runs the attempt again: not a stop.
+        let ran_again = last[i + 1..]
+            .iter()
+            .any(|e| matches!(e, Event::AttemptStarted { .. }));
+        if !ran_again {
+            return Some(format!(
+                "the agent could not work: {} attempt {attempt}: {}: {}{}",
+                code(task),
+                code(failure.cli()),
+                failure.kind.headline(),
+                failure.quoted()
+            ));
+        }
     }
     if last.iter().any(|e| matches!(e, Event::RunStarted { .. })) {
         return None;
@@ -199,84 +223,129 @@ fn tasks(out: &mut String, state: &RunState) {
     if state.tasks.is_empty() {
         return;
     }
-    out.push_str("\n## Tasks\n\n");
+    out.push_str("\n## Tasks\n");
+    // Grouped by **Category** when any task names one (in the order the
+    // categories first appear, `Uncategorized` last); else one list.
+    let grouped = state.tasks.iter().any(|t| t.category.is_some());
+    let mut groups: Vec<(&str, Vec<&TaskState>)> = Vec::new();
     for t in &state.tasks {
-        let _ = writeln!(
-            out,
-            "- {}: {}, attempts {}/{}",
-            code(&t.id),
-            t.status.name(),
-            t.attempts,
-            t.max_attempts
-        );
-        let mut item = |text: String| {
-            let _ = writeln!(out, "  - {text}");
-        };
-        if let Some(by) = &t.blocked_by {
-            item(format!("blocked by {}", code(by)));
+        let name = t.category.as_deref().unwrap_or(UNCATEGORIZED);
+        match groups.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, list)) => list.push(t),
+            None => groups.push((name, vec![t])),
         }
-        if t.passed_at_preflight {
-            item("passed at pre-flight (no agent ran): proves nothing about this run".into());
+    }
+    groups.sort_by_key(|(name, _)| *name == UNCATEGORIZED);
+    for (name, list) in groups {
+        if grouped {
+            let _ = writeln!(out, "\n### {name} ({})\n", tally(&list));
+        } else {
+            out.push('\n');
         }
-        for line in agent_errors(t) {
-            item(line);
+        for t in list {
+            task_entry(out, t);
         }
-        if !t.flaky.is_empty() {
-            item(format!("flaky: {}", codes(&t.flaky)));
+    }
+}
+
+/// The group of tasks with no `**Category**`.
+pub const UNCATEGORIZED: &str = "Uncategorized";
+
+/// `2 passed, 1 failed`: each status in the group with its count, in the
+/// order statuses first appear.
+fn tally(list: &[&TaskState]) -> String {
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for t in list {
+        let name = t.status.name();
+        match counts.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((name, 1)),
         }
-        if let Some(w) = t.witness.as_ref().filter(|w| !w.unwitnessed.is_empty()) {
-            item(format!(
-                "changed files no criterion reads: {}",
-                codes(&w.unwitnessed)
-            ));
-        }
-        for it in t
-            .iterations
+    }
+    counts
+        .iter()
+        .map(|(name, n)| format!("{n} {name}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// One task's entry: its status line and what happened to it.
+fn task_entry(out: &mut String, t: &TaskState) {
+    let _ = writeln!(
+        out,
+        "- {}: {}, attempts {}/{}",
+        code(&t.id),
+        t.status.name(),
+        t.attempts,
+        t.max_attempts
+    );
+    let mut item = |text: String| {
+        let _ = writeln!(out, "  - {text}");
+    };
+    if let Some(by) = &t.blocked_by {
+        item(format!("blocked by {}", code(by)));
+    }
+    if t.passed_at_preflight {
+        item("passed at pre-flight (no agent ran): proves nothing about this run".into());
+    }
+    for line in agent_errors(t) {
+        item(line);
+    }
+    if !t.flaky.is_empty() {
+        item(format!("flaky: {}", codes(&t.flaky)));
+    }
+    if let Some(w) = t.witness.as_ref().filter(|w| !w.unwitnessed.is_empty()) {
+        item(format!(
+            "changed files no criterion reads: {}",
+            codes(&w.unwitnessed)
+        ));
+    }
+    for it in t
+        .iterations
+        .iter()
+        .filter(|i| !i.frozen_violations.is_empty())
+    {
+        item(format!(
+            "frozen path violations at attempt {}: {}",
+            it.attempt,
+            codes(&it.frozen_violations)
+        ));
+    }
+    for it in t.iterations.iter().filter(|i| !i.caught.is_empty()) {
+        item(format!(
+            "caught at attempt {}: {}",
+            it.attempt,
+            it.caught
+                .iter()
+                .map(|c| format!("{} {} ({})", c.reason, code(&c.subject), c.detail))
+                .collect::<Vec<_>>()
+                .join("; ")
+        ));
+    }
+    if let Some(last) = t.iterations.last() {
+        let failing: Vec<String> = last
+            .criteria
             .iter()
-            .filter(|i| !i.frozen_violations.is_empty())
-        {
+            .filter(|c| c.verdict == CriterionVerdict::Failed)
+            .map(|c| c.name.clone())
+            .collect();
+        if !failing.is_empty() {
             item(format!(
-                "frozen path violations at attempt {}: {}",
-                it.attempt,
-                codes(&it.frozen_violations)
+                "failing at attempt {}: {}",
+                last.attempt,
+                codes(&failing)
             ));
         }
-        for it in t.iterations.iter().filter(|i| !i.caught.is_empty()) {
+        if !last.standing_failures.is_empty() {
             item(format!(
-                "caught at attempt {}: {}",
-                it.attempt,
-                it.caught
+                "standing failures at attempt {}: {}",
+                last.attempt,
+                last.standing_failures
                     .iter()
-                    .map(|c| format!("{} {} ({})", c.reason, code(&c.subject), c.detail))
+                    .map(|s| first_nonblank_line(s))
                     .collect::<Vec<_>>()
                     .join("; ")
             ));
-        }
-        if let Some(last) = t.iterations.last() {
-            let failing: Vec<String> = last
-                .criteria
-                .iter()
-                .filter(|c| c.verdict == CriterionVerdict::Failed)
-                .map(|c| c.name.clone())
-                .collect();
-            if !failing.is_empty() {
-                item(format!(
-                    "failing at attempt {}: {}",
-                    last.attempt,
-                    codes(&failing)
-                ));
-            }
-            if !last.standing_failures.is_empty() {
-                item(format!(
-                    "standing failures at attempt {}: {}",
-                    last.attempt,
-                    last.standing_failures
-                        .iter()
-                        .map(|s| first_nonblank_line(s))
-                        .collect::<Vec<_>>()
-                        .join("; ")
-                ));
-            }
         }
     }
 }
@@ -656,6 +725,45 @@ mod tests {
     }
 
     #[test]
+    fn tasks_are_grouped_by_category_when_any_names_one() {
+        let with = |id: &str, category: Option<&str>, status: Status| TaskState {
+            category: category.map(str::to_string),
+            status,
+            ..task(id)
+        };
+        let md = markdown(
+            &state(vec![
+                with("task-a", None, Status::Passed),
+                with("task-b", Some("Backend"), Status::Passed),
+                with("task-c", Some("Frontend"), Status::Failed),
+                with("task-d", Some("Backend"), Status::Failed),
+            ]),
+            &[],
+            &Chain::default(),
+            "now",
+        );
+        let at = |needle: &str| md.find(needle).unwrap_or_else(|| panic!("{needle}:\n{md}"));
+        let backend = at("### Backend (1 passed, 1 failed)");
+        let frontend = at("### Frontend (1 failed)");
+        let none = at("### Uncategorized (1 passed)");
+        assert!(
+            backend < at("`task-b`") && at("`task-d`") < frontend,
+            "{md}"
+        );
+        assert!(frontend < at("`task-c`") && at("`task-c`") < none, "{md}");
+        assert!(none < at("`task-a`"), "{md}");
+        // No category anywhere: one list, no headings.
+        let flat = markdown(
+            &state(vec![task("task-1"), task("task-2")]),
+            &[],
+            &Chain::default(),
+            "now",
+        );
+        assert!(!flat.contains("###"), "{flat}");
+        assert!(flat.contains("## Tasks\n\n- `task-1`"), "{flat}");
+    }
+
+    #[test]
     fn empty_sections_are_omitted() {
         let md = markdown(
             &state(vec![task("task-1")]),
@@ -914,6 +1022,41 @@ mod tests {
             md.contains("- stopped: the agent could not work: `task-1` attempt 2: its CLI `claude` could not start: No such file or directory (os error 2)\n"),
             "{md}"
         );
+        // An attempt dropped because its CLI could not work, and not run
+        // again: the run stopped on it.
+        let dropped = Event::AttemptDropped {
+            task: "task-1".into(),
+            attempt: 1,
+            cause: crate::event::DropCause::AgentUnavailable,
+            failure: Some(crate::agent::failure::InfraFailure::new(
+                crate::agent::failure::FailureKind::AuthFailed,
+                crate::agent::Provider::Anthropic,
+                "Not logged in · Please run /login",
+            )),
+        };
+        let md = markdown(
+            &s,
+            &[context(), run_started(), dropped.clone()],
+            &Chain::default(),
+            "now",
+        );
+        assert!(
+            md.contains("- stopped: the agent could not work: `task-1` attempt 1: `claude`: not logged in (the CLI said: Not logged in · Please run /login)\n"),
+            "{md}"
+        );
+        let started = Event::AttemptStarted {
+            task: "task-1".into(),
+            attempt: 1,
+            max: 3,
+            model: "m".into(),
+        };
+        let md = markdown(
+            &s,
+            &[context(), run_started(), dropped, started],
+            &Chain::default(),
+            "now",
+        );
+        assert!(!md.contains("- stopped:"), "run again after a wait: {md}");
         let probe = failed_probe("haiku", "the CLI says: Not logged in · Please run /login");
         let md = markdown(&s, &[context(), probe.clone()], &Chain::default(), "now");
         assert!(

@@ -20,13 +20,51 @@ fn line(event: &Event) -> Option<String> {
             task,
             attempt,
             cause: DropCause::Interrupted,
+            ..
         } => format!("`{task}` attempt {attempt} was interrupted: dropped, not counted"),
         Event::AttemptDropped {
             task,
             attempt,
             cause: DropCause::AgentNotStarted,
+            ..
         } => format!(
             "`{task}` attempt {attempt}: the agent never started (not counted)"
+        ),
+        Event::AttemptDropped {
+            task,
+            attempt,
+            cause: DropCause::AgentUnavailable,
+            failure,
+        } => match failure {
+            Some(f) => format!(
+                "`{task}` attempt {attempt}: dropped, not counted: {}: {} ({}: {})",
+                f.cli(),
+                f.kind.headline(),
+                f.kind.name(),
+                f.message
+            ),
+            None => format!("`{task}` attempt {attempt}: the agent's CLI could not work (not counted)"),
+        },
+        Event::RateLimitWait {
+            task,
+            attempt,
+            cli,
+            seconds,
+            ..
+        } => format!(
+            "`{task}` attempt {attempt}: {cli} was rate limited; zurdo waited {seconds}s before running it again (not counted)"
+        ),
+        Event::FailedRetried { tasks, unblocked } => format!(
+            "--retry-failed gave {} a fresh attempt budget{}",
+            tasks.iter().map(|t| format!("`{t}`")).collect::<Vec<_>>().join(", "),
+            if unblocked.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " and unblocked {}",
+                    unblocked.iter().map(|t| format!("`{t}`")).collect::<Vec<_>>().join(", ")
+                )
+            }
         ),
         Event::StateDistrusted { path, why } => format!(
             "{path} was distrusted on resume ({why}): every task was verified again"
@@ -128,6 +166,7 @@ mod tests {
                 task: "task-1".into(),
                 attempt: 2,
                 cause: DropCause::Interrupted,
+                failure: None,
             },
         ];
         let mut out = String::new();

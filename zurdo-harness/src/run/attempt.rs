@@ -1,8 +1,11 @@
 //! One attempt, as phases that return values: the prompt is rendered and
-//! kept, the agent runs ([`AgentRun`]), zurdo verifies
+//! kept, the agent runs ([`AgentRun`], its output streamed to
+//! `iterations/<task>-<n>.out/.err` with a heartbeat), zurdo verifies
 //! ([`super::verify::Verification`]), the iteration record is built
 //! ([`super::record::Recorded`]), and the attempt settles the task or
-//! leaves it to retry.
+//! leaves it to retry. An agent whose CLI could not work
+//! (`agent::failure`) ends the attempt before verification: dropped, not
+//! counted ([`Attempted::Unavailable`]; `infra.rs` decides what follows).
 
 use zurdo::verify::CriterionVerdict;
 use zurdo::Task;
@@ -11,10 +14,24 @@ use super::orphans::Mark;
 use super::record::{self, Header, Recorded};
 use super::verify::Verification;
 use super::Run;
-use crate::agent::invoke;
-use crate::error::{Error, ErrorKind};
+use crate::agent::failure::InfraFailure;
+use crate::agent::invoke::{self, Progress};
+use crate::event::heartbeat::{Heartbeat, HEARTBEAT};
 use crate::event::{DropCause, Event, Settled};
 use crate::state::run_state::{AgentRecord, Status};
+
+/// How an attempt ended.
+pub(super) enum Attempted {
+    /// The task settles (it passed, or a diagnosis halted it).
+    Settled(Status, Settled),
+    /// It failed its verification; the task retries while its budget lasts.
+    Failed,
+    /// The agent's CLI could not work: the attempt was dropped, not counted,
+    /// not verified.
+    Unavailable(InfraFailure),
+    /// A stop now cut it short: dropped, not counted; the run ends.
+    Stopped,
+}
 
 /// What the agent did in one attempt.
 pub(super) struct AgentRun {
@@ -27,15 +44,14 @@ pub(super) struct AgentRun {
 }
 
 impl Run {
-    /// One agent attempt and its verification; `Some` when the task
-    /// settles.
+    /// One agent attempt and its verification.
     pub(super) fn attempt(
         &mut self,
         task: &Task,
         attempt: u32,
         max: u32,
         model: &str,
-    ) -> Option<(Status, Settled)> {
+    ) -> Attempted {
         let started_at = zurdo_base::time::now();
         let prompt = self.prompt(task, attempt);
         self.events
@@ -51,15 +67,20 @@ impl Run {
             // Stopped now: the agent was killed; nothing of the attempt counts.
             return self.dropped_now(task, attempt);
         }
-        let Some(agent) = agent else {
-            // Not the task's failure: the attempt is not counted, and the
-            // run stops (a resume retries it once the CLI can start).
-            self.events.emit(Event::AttemptDropped {
-                task: task.id.clone(),
-                attempt,
-                cause: DropCause::AgentNotStarted,
-            });
-            return None;
+        let agent = match agent {
+            Ok(agent) => agent,
+            Err(failure) => {
+                // Not the task's failure: the attempt is not counted, not
+                // verified, and feeds no stall. Whatever the agent did
+                // before stays in the tree for the next attempt.
+                self.events.emit(Event::AttemptDropped {
+                    task: task.id.clone(),
+                    attempt,
+                    cause: DropCause::AgentUnavailable,
+                    failure: Some(failure.clone()),
+                });
+                return Attempted::Unavailable(failure);
+            }
         };
         let verification = self.verify(task, attempt);
         if self.stopped_now().is_some() {
@@ -80,17 +101,21 @@ impl Run {
             agent.record,
             agent.narrative.as_deref(),
         );
-        self.keep(task, attempt, &verification, recorded)
+        match self.keep(task, attempt, &verification, recorded) {
+            Some((status, settled)) => Attempted::Settled(status, settled),
+            None => Attempted::Failed,
+        }
     }
 
     /// An attempt a stop now cut short: dropped, not counted.
-    fn dropped_now(&mut self, task: &Task, attempt: u32) -> Option<(Status, Settled)> {
+    fn dropped_now(&mut self, task: &Task, attempt: u32) -> Attempted {
         self.events.emit(Event::AttemptDropped {
             task: task.id.clone(),
             attempt,
             cause: DropCause::Interrupted,
+            failure: None,
         });
-        None
+        Attempted::Stopped
     }
 
     /// The prompt of `attempt`: the task, the last failure when retrying,
@@ -126,17 +151,17 @@ impl Run {
         crate::pyxis::section(task, retriever.index(), &self.record.state.prd)
     }
 
-    /// Runs the agent's CLI with its deadline; a second Ctrl-C kills it.
-    /// `None` when the CLI could not be started at all: the run stops with
-    /// that error (a CLI that cannot start is not the task's failure, and
-    /// no attempt is charged for it).
+    /// Runs the agent's CLI with its deadline (a second Ctrl-C kills it),
+    /// streaming what it prints to `.out`/`.err` with a heartbeat. `Err`
+    /// when its CLI could not work (it could not be started, or it said it
+    /// is not logged in, out of quota, offline…): not the task's failure.
     fn run_agent(
         &mut self,
         task: &Task,
         attempt: u32,
         model: &str,
         prompt: &str,
-    ) -> Option<AgentRun> {
+    ) -> Result<AgentRun, InfraFailure> {
         let provider = self.ctx.config.executor;
         let invocation = invoke::command_line(
             provider,
@@ -148,11 +173,35 @@ impl Run {
         self.held.agent_runs();
         let interrupt = self.interrupt.clone();
         let events = &self.events;
-        let outcome = invoke::run_observed(provider, &invocation, self.ctx.timeout(task), |pid| {
-            interrupt.set_agent_group(pid);
-            // Recorded so a resume after a hard stop can kill an agent that outlived zurdo.
-            events.emit(Mark::started(&task.id, attempt, pid));
-        });
+        let progress = Progress::default();
+        let mut output = self.record.dir.stream_agent_output(&task.id, attempt);
+        events.watch(Some(progress.clone()));
+        let outcome = {
+            let _beat = Heartbeat::start(
+                events.clone(),
+                &task.id,
+                attempt,
+                progress.clone(),
+                HEARTBEAT,
+            );
+            invoke::run_watched(
+                provider,
+                &invocation,
+                self.ctx.timeout(task),
+                |pid| {
+                    interrupt.set_agent_group(pid);
+                    // Recorded so a resume after a hard stop can kill an agent that outlived zurdo.
+                    events.emit(Mark::started(&task.id, attempt, pid));
+                },
+                &mut |stream, bytes| output.write(stream, bytes),
+                Some(&progress),
+            )
+        };
+        events.watch(None);
+        if let Some(e) = output.error() {
+            events.on_write(Err(e));
+        }
+        drop(output);
         self.interrupt.set_agent_group(0);
         // zurdo is the reaper of everything the agent started: whatever it
         // left running, however detached, is gone before zurdo verifies.
@@ -194,8 +243,12 @@ impl Run {
                     duration_ms: record.duration_ms,
                     tool_calls: record.tool_calls,
                     error: record.error.clone(),
+                    stopped: outcome.failure.as_ref().is_some_and(|f| f.stopped),
                 });
-                Some(AgentRun {
+                if let Some(failure) = outcome.failure {
+                    return Err(failure);
+                }
+                Ok(AgentRun {
                     record,
                     narrative: report.final_text,
                     leftovers,
@@ -208,18 +261,7 @@ impl Run {
                     program: invocation.program.clone(),
                     error: e.to_string(),
                 });
-                let provider = self.ctx.config.executor;
-                self.stop = Some(Error::new(
-                    ErrorKind::Agent,
-                    format!(
-                        "cannot start the {} CLI `{}`: {e}; install it or set [providers.{}] command in .zurdo/config.toml, then `zurdo run {}` resumes (no attempt was charged)",
-                        provider.name(),
-                        invocation.program,
-                        provider.name(),
-                        self.ctx.display
-                    ),
-                ));
-                None
+                Err(InfraFailure::not_started(provider, &invocation.program, &e))
             }
         }
     }

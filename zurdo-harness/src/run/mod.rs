@@ -12,12 +12,16 @@
 //!   ([`attempt::AgentRun`]), zurdo verifies ([`verify::Verification`]), the
 //!   iteration record is built ([`record::Recorded`]), the task settles or
 //!   retries;
+//! - [`infra`]: an attempt whose agent CLI could not work (not logged in,
+//!   out of quota, rate limited, offline…): a rate limit waited out, or
+//!   the run stopped with exit 5 and the task left pending;
 //! - [`reasoning`]: stalls, diagnosis and lessons around those phases.
 //!
 //! Everything the loop reports is an [`Event`]; nothing here prints.
 
 mod attempt;
 mod coverage;
+mod infra;
 pub mod interrupt;
 pub mod orphans;
 mod prepare;
@@ -58,6 +62,9 @@ pub struct Options {
     pub no_prompt: bool,
     /// Skip the model probe.
     pub skip_model_check: bool,
+    /// Failed tasks back to pending with a fresh attempt budget (their
+    /// history kept), the tasks they blocked unblocked.
+    pub retry_failed: bool,
     /// The sealed criteria's file (`--sealed`; else `[verification]
     /// sealed`).
     pub sealed: Option<PathBuf>,
@@ -247,6 +254,7 @@ impl Run {
             self.events.emit(Event::RunFinished {
                 complete: false,
                 display: self.ctx.display.clone(),
+                failed: self.failed_tasks(),
             });
             return Err(self.stopped_error(code));
         }
@@ -282,6 +290,7 @@ impl Run {
         self.events.emit(Event::RunFinished {
             complete,
             display: self.ctx.display.clone(),
+            failed: self.failed_tasks(),
         });
         if let Some(error) = self.stop.take() {
             return Err(error);
@@ -293,6 +302,17 @@ impl Run {
             )
         });
         Ok(Exit::ok_if(!bad))
+    }
+
+    /// The tasks that ended failed (for the `--retry-failed` advice).
+    fn failed_tasks(&self) -> Vec<String> {
+        self.record
+            .state
+            .tasks
+            .iter()
+            .filter(|t| t.status == Status::Failed)
+            .map(|t| t.id.clone())
+            .collect()
     }
 
     /// Skills are user-managed: warn (never fail) when one a task names is

@@ -134,6 +134,9 @@ pub(super) fn prepare(
         ),
         None => None,
     };
+    if options.retry_failed {
+        resume::retry_failed(&mut state, &prd, &config, &events);
+    }
     let mut verifier = Verifier::new(&root, config.verification.clone())
         .map_err(|e| Error::invalid(format!("{}: {e}", root.display())))?
         .in_passes();
@@ -305,7 +308,9 @@ impl Run {
 
     /// Probes each distinct model the pending tasks need, once, all at
     /// once: every `probe_started` first, then each `model_probe` in model
-    /// order. Any failure refuses the run, naming every model that failed.
+    /// order. A CLI that cannot work stops the run as an attempt would
+    /// (exit 5); any other failure refuses it, naming every model that
+    /// failed (exit 4).
     fn probe_models(&mut self) -> Result<(), Error> {
         let config = &self.ctx.config;
         let provider = config.executor;
@@ -346,7 +351,7 @@ impl Run {
                     model: targets[i].model.clone(),
                     ok: probed.ok(),
                     warnings: probed.warnings.clone(),
-                    error: probed.error.clone(),
+                    error: probed.error.as_ref().map(ToString::to_string),
                     duration_ms: u64::try_from(probed.elapsed.as_millis()).unwrap_or(u64::MAX),
                 });
             },
@@ -356,6 +361,17 @@ impl Run {
         super::orphans::kill_leftovers();
         if let Some(code) = self.stopped_now() {
             return Err(self.stopped_error(code));
+        }
+        // Not the model: the CLI cannot work at all, as an attempt would
+        // find (exit 5), whichever model it was asked about.
+        if let Some(failure) = results.iter().find_map(|p| match &p.error {
+            Some(probe::ProbeError::Agent(failure)) => Some(failure),
+            _ => None,
+        }) {
+            return Err(Error::new(
+                ErrorKind::Agent,
+                failure.stop_message(&self.ctx.display),
+            ));
         }
         let failures: Vec<String> = targets
             .iter()

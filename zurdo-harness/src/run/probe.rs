@@ -1,15 +1,17 @@
 //! The model probe: before any task, each distinct model is asked for one
-//! word through its CLI, so an unknown, plan-gated or unauthenticated model
-//! stops the run (exit 4) before anything is spent, quoting the CLI's own
-//! message. The vocabulary canary and the usage-gap check read the same
-//! stream.
+//! word through its CLI, so an unknown or plan-gated model stops the run
+//! (exit 4) before anything is spent, quoting the CLI's own message; a CLI
+//! that cannot work at all (not logged in, out of quota, no network, not
+//! installed: `agent::failure`) stops it as an attempt would (exit 5). The
+//! vocabulary canary and the usage-gap check read the same stream.
 //!
 //! Probes of distinct models run at once, a thread each ([`probe_all`]),
-//! every one in a process group of its own that a stop kills. Each probe
-//! reads the CLI's output as it arrives: a CLI that says it cannot reach
-//! its service and goes on waiting anyway (codex without a network waits
-//! for good) is stopped within seconds of saying so ([`stuck`]), and every
-//! failure quotes what the CLI said last, never a guess.
+//! every one in a process group of its own that a stop kills. Each probe's
+//! output is read as it arrives by the same classifier as an attempt's
+//! (`agent::failure::Watcher`): a CLI that says it cannot reach its service
+//! and goes on waiting anyway (codex without a network waits for good) is
+//! stopped within seconds of saying so, and every failure quotes what the
+//! CLI said, never a guess.
 
 use std::path::Path;
 use std::sync::mpsc;
@@ -18,19 +20,48 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use zurdo::exec::Stream;
 
+use crate::agent::failure::{FailureKind, InfraFailure};
 use crate::agent::invoke::{self, Groups, Outcome};
 use crate::agent::{vocabulary, Provider};
+
+/// Why a probe failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ProbeError {
+    /// The CLI cannot work, whatever the model.
+    Agent(InfraFailure),
+    /// The CLI cannot answer with this model (or failed in a way nothing
+    /// explains): what it said.
+    Model(String),
+}
+
+impl std::fmt::Display for ProbeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ProbeError::Agent(failure) => {
+                let cli = failure.cli();
+                f.write_str(failure.kind.headline())?;
+                match failure.kind {
+                    // The system's words or zurdo's, not the CLI's.
+                    FailureKind::CliMissing | FailureKind::CliCrashed => {
+                        write!(f, ": {}", failure.message)?;
+                    }
+                    _ => write!(f, "; {cli} says: {}", failure.message)?,
+                }
+                if failure.stopped {
+                    f.write_str(" (the probe stopped it as soon as it said so)")?;
+                }
+                write!(f, "; {}", failure.remedy())
+            }
+            ProbeError::Model(message) => f.write_str(message),
+        }
+    }
+}
 
 /// What a probe prompt starts with (the stand-in agents recognise it).
 pub const PROBE_PREFIX: &str = "zurdo-probe:";
 
 /// How long one probe may take.
 pub const PROBE_TIMEOUT: Duration = Duration::from_secs(120);
-
-/// Retries without an answer after which a CLI that retries on its own
-/// (claude's `api_retry`, gemini's `Attempt N failed`) is taken to be
-/// unable to reach its service.
-pub const RETRIES_BEFORE_GIVING_UP: u64 = 3;
 
 /// One model to probe, through one CLI.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -47,7 +78,7 @@ pub struct Target {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Probed {
     /// Why the model cannot be used, quoting the CLI (`None`: it answered).
-    pub error: Option<String>,
+    pub error: Option<ProbeError>,
     /// Advisory: what the CLI warned about (codex's ``Model metadata for
     /// `M` not found``), the vocabulary canary, the usage gap.
     pub warnings: Vec<String>,
@@ -70,27 +101,18 @@ pub fn probe(target: &Target, dir: &Path, on_spawn: impl FnOnce(u32)) -> Probed 
     let cli = provider.default_command();
     let prompt = format!("{PROBE_PREFIX} reply with the single word OK and nothing else.");
     let invocation = invoke::command_line(provider, &target.command, &target.model, &prompt, dir);
-    let mut notices: Vec<String> = Vec::new();
-    let mut watch = |stream: Stream, line: &str| {
-        if let Some(n) = notice(provider, stream, line) {
-            if !notices.contains(&n) {
-                notices.push(n);
-            }
-        }
-        stuck(provider, stream, line)
-    };
-    let outcome = invoke::run_watched(provider, &invocation, PROBE_TIMEOUT, on_spawn, &mut watch);
-    let mut warnings: Vec<String> = notices
-        .iter()
-        .map(|n| format!("{cli} warns: {n}"))
-        .collect();
+    let outcome = invoke::run_observed(provider, &invocation, PROBE_TIMEOUT, on_spawn);
+    let mut warnings = Vec::new();
     let error = match outcome {
-        Err(e) => Some(format!(
-            "cannot start `{}`: {e} (is the {cli} CLI installed? see [providers.{}] command)",
-            target.command,
-            provider.name()
-        )),
+        Err(e) => Some(ProbeError::Agent(InfraFailure::not_started(
+            provider,
+            &target.command,
+            &e,
+        ))),
         Ok(outcome) => {
+            for n in notices(provider, &outcome.stdout) {
+                warnings.push(format!("{cli} warns: {n}"));
+            }
             let error = verdict(provider, &outcome);
             if error.is_none() {
                 warnings.extend(advisories(provider, &outcome));
@@ -148,22 +170,30 @@ pub fn probe_all(
         .into_iter()
         .map(|p| {
             p.unwrap_or_else(|| Probed {
-                error: Some("the probe's thread ended without an answer".into()),
+                error: Some(ProbeError::Model(
+                    "the probe's thread ended without an answer".into(),
+                )),
                 ..Probed::default()
             })
         })
         .collect()
 }
 
-/// Why the probe failed (`None`: it answered), in the CLI's own words.
-fn verdict(provider: Provider, outcome: &Outcome) -> Option<String> {
-    let cli = provider.default_command();
-    let secs = outcome.duration.as_secs_f64();
-    if let Some(words) = &outcome.stopped {
-        return Some(format!(
-            "{cli} cannot reach its service and would keep retrying, so the probe stopped it after {secs:.1}s; {cli} says: {words}"
-        ));
+/// Why the probe failed (`None`: it answered), in the CLI's own words: a
+/// CLI that cannot work whatever the model (the classifier's verdict, as
+/// for an attempt), else what the CLI said of this model.
+fn verdict(provider: Provider, outcome: &Outcome) -> Option<ProbeError> {
+    if let Some(failure) = &outcome.failure {
+        if failure.kind != FailureKind::ModelUnavailable {
+            return Some(ProbeError::Agent(failure.clone()));
+        }
     }
+    model_verdict(provider, outcome).map(ProbeError::Model)
+}
+
+/// Why the model did not answer, in the CLI's own words.
+fn model_verdict(provider: Provider, outcome: &Outcome) -> Option<String> {
+    let cli = provider.default_command();
     if outcome.timed_out {
         return Some(match last_words(provider, outcome) {
             Some(words) => format!(
@@ -237,67 +267,24 @@ fn last_words(provider: Provider, outcome: &Outcome) -> Option<String> {
     meaningful(&outcome.stderr).or_else(|| meaningful(&outcome.stdout))
 }
 
-/// The probe's own reading of a line that says the CLI cannot reach its
-/// service (or is refused) and will go on retrying anyway; `Some` carries
-/// the CLI's words, and the probe is stopped then. Kept small and
-/// probe-side on purpose: the shared infra-failure classifier of attempts
-/// is to replace it.
-///
-/// - codex: an `error` event `Reconnecting... waiting for network (…)`:
-///   codex has given up on its retries and waits for the network for good.
-/// - claude: a `system`/`api_retry` event with no HTTP status (no
-///   connection at all), the [`RETRIES_BEFORE_GIVING_UP`]th or later.
-/// - gemini: `Attempt N failed. Retrying with backoff... Error: … fetch
-///   failed …` on stderr, N at least [`RETRIES_BEFORE_GIVING_UP`].
-///
-/// The GitHub Copilot CLI gives up on its own within seconds.
-pub fn stuck(provider: Provider, stream: Stream, line: &str) -> Option<String> {
-    let line = line.trim();
-    match (provider, stream) {
-        (Provider::OpenAi, Stream::Stdout) => {
-            let event = json(line)?;
-            let message = event
-                .get("message")
-                .and_then(Value::as_str)
-                .filter(|_| kind(&event) == Some("error"))?;
-            message
-                .contains("waiting for network")
-                .then(|| message.to_string())
+/// The warnings the CLI gave on its way, each once: codex's
+/// `item.completed` items of type `error` (``Model metadata for `M` not
+/// found. Defaulting to fallback metadata…``), which it reports and goes on
+/// past.
+fn notices(provider: Provider, stdout: &[u8]) -> Vec<String> {
+    let mut found: Vec<String> = Vec::new();
+    for line in String::from_utf8_lossy(stdout).lines() {
+        if let Some(n) = notice(provider, Stream::Stdout, line) {
+            if !found.contains(&n) {
+                found.push(n);
+            }
         }
-        (Provider::Anthropic, Stream::Stdout) => {
-            let event = json(line)?;
-            let retry = kind(&event) == Some("system")
-                && event.get("subtype").and_then(Value::as_str) == Some("api_retry");
-            let attempt = event.get("attempt").and_then(Value::as_u64)?;
-            let no_status = event.get("error_status").is_none_or(Value::is_null);
-            (retry && no_status && attempt >= RETRIES_BEFORE_GIVING_UP).then(|| {
-                format!(
-                    "api_retry {attempt}/{} (error `{}`, no HTTP status)",
-                    event
-                        .get("max_retries")
-                        .and_then(Value::as_u64)
-                        .map_or("?".to_string(), |m| m.to_string()),
-                    event.get("error").and_then(Value::as_str).unwrap_or("?")
-                )
-            })
-        }
-        (Provider::Google, Stream::Stderr) => {
-            let rest = line.strip_prefix("Attempt ")?;
-            let (n, rest) = rest.split_once(' ')?;
-            let n: u64 = n.parse().ok()?;
-            (rest.starts_with("failed. Retrying")
-                && rest.contains("fetch failed")
-                && n >= RETRIES_BEFORE_GIVING_UP)
-                .then(|| line.to_string())
-        }
-        _ => None,
     }
+    found
 }
 
-/// A warning the CLI gave on its way: codex's `item.completed` items of
-/// type `error` (``Model metadata for `M` not found. Defaulting to
-/// fallback metadata…``), which it reports and goes on past.
-pub fn notice(provider: Provider, stream: Stream, line: &str) -> Option<String> {
+/// A warning the CLI gave on one line of its output (see [`notices`]).
+fn notice(provider: Provider, stream: Stream, line: &str) -> Option<String> {
     if provider != Provider::OpenAi || stream != Stream::Stdout {
         return None;
     }
@@ -336,72 +323,25 @@ mod tests {
         };
     }
 
-    /// The first line of `text` that `stuck` stops at, and its words.
-    fn first_stuck(provider: Provider, stream: Stream, text: &str) -> Option<(usize, String)> {
+    /// Every line of `text` on `stream` fed to a watcher of `provider`'s
+    /// CLI, one at a time: the index of the line it stops the CLI at.
+    fn stops_at(provider: Provider, stream: Stream, text: &str) -> Option<usize> {
+        let mut watcher = crate::agent::failure::Watcher::new(provider);
         text.lines()
-            .enumerate()
-            .find_map(|(i, l)| stuck(provider, stream, l).map(|w| (i, w)))
+            .position(|l| watcher.feed(stream, format!("{l}\n").as_bytes()).is_some())
     }
 
     #[test]
-    fn codex_waiting_for_the_network_is_stuck_at_its_first_such_line() {
-        for (name, text) in [
-            ("codex-json", capture!("codex-json.stdout")),
-            ("codex-json-long", capture!("codex-json-long.stdout")),
-        ] {
-            let (at, words) = first_stuck(Provider::OpenAi, Stream::Stdout, text).expect("stuck");
-            assert_eq!(
-                words,
-                "Reconnecting... waiting for network (Connection failed: error sending request)"
-            );
-            let line = text.lines().nth(at).unwrap_or_default();
-            assert!(line.contains("waiting for network"), "{name}: {line}");
-            // The numbered retries before it are not enough.
-            assert!(text
-                .lines()
-                .take(at)
-                .all(|l| stuck(Provider::OpenAi, Stream::Stdout, l).is_none()));
-        }
-        // Not on stderr, not for another CLI.
-        let line = r#"{"type":"error","message":"Reconnecting... waiting for network (x)"}"#;
-        assert!(stuck(Provider::OpenAi, Stream::Stderr, line).is_none());
-        assert!(stuck(Provider::Anthropic, Stream::Stdout, line).is_none());
-    }
-
-    #[test]
-    fn claude_and_gemini_retrying_without_a_connection_are_stuck_at_the_third_retry() {
-        let text = capture!("claude-fakekey-long.stdout");
-        let (at, words) = first_stuck(Provider::Anthropic, Stream::Stdout, text).expect("stuck");
-        assert_eq!(words, "api_retry 3/10 (error `unknown`, no HTTP status)");
-        assert_eq!(at, 3, "init, then retries 1, 2, 3");
-        let status = r#"{"type":"system","subtype":"api_retry","attempt":5,"max_retries":10,"error_status":529,"error":"overloaded"}"#;
-        assert!(
-            stuck(Provider::Anthropic, Stream::Stdout, status).is_none(),
-            "a server that answers is waited for"
-        );
-
-        let text = capture!("gemini-fake-long.stderr");
-        let (_, words) = first_stuck(Provider::Google, Stream::Stderr, text).expect("stuck");
-        assert!(
-            words.starts_with("Attempt 3 failed. Retrying with backoff... Error: exception TypeError: fetch failed"),
-            "{words}"
-        );
-    }
-
-    #[test]
-    fn every_other_capture_runs_its_course() {
+    fn a_cli_that_ends_on_its_own_is_not_stopped() {
+        // The shared classifier stops what waits for good (its own tests
+        // cover codex waiting for the network, claude's and gemini's
+        // retries); these captures end by themselves, each on its own.
         let runs = [
             (
                 Provider::Anthropic,
                 "claude-json",
                 capture!("claude-json.stdout"),
                 capture!("claude-json.stderr"),
-            ),
-            (
-                Provider::Anthropic,
-                "claude-streamjson",
-                capture!("claude-streamjson.stdout"),
-                capture!("claude-streamjson.stderr"),
             ),
             (
                 Provider::GitHub,
@@ -435,29 +375,27 @@ mod tests {
             ),
         ];
         for (provider, name, stdout, stderr) in runs {
-            assert_eq!(
-                first_stuck(provider, Stream::Stdout, stdout),
-                None,
-                "{name}"
-            );
-            assert_eq!(
-                first_stuck(provider, Stream::Stderr, stderr),
-                None,
-                "{name}"
-            );
+            assert_eq!(stops_at(provider, Stream::Stdout, stdout), None, "{name}");
+            assert_eq!(stops_at(provider, Stream::Stderr, stderr), None, "{name}");
         }
     }
 
     fn outcome(provider: Provider, stdout: &str, stderr: &str, timed_out: bool) -> Outcome {
         Outcome {
             exit_code: (!timed_out).then_some(1),
+            signal: None,
             timed_out,
             duration: Duration::from_secs(120),
             stdout: stdout.as_bytes().to_vec(),
             stderr: stderr.as_bytes().to_vec(),
             report: vocabulary::read(provider, stdout, stderr),
-            stopped: None,
+            failure: None,
         }
+    }
+
+    /// The verdict on `outcome` as the run and doctor show it.
+    fn said(provider: Provider, outcome: &Outcome) -> Option<String> {
+        verdict(provider, outcome).map(|e| e.to_string())
     }
 
     #[test]
@@ -469,7 +407,7 @@ mod tests {
             true,
         );
         assert_eq!(
-            verdict(Provider::OpenAi, &codex).as_deref(),
+            said(Provider::OpenAi, &codex).as_deref(),
             Some("no answer within 120s; codex said last: Reconnecting... waiting for network (Connection failed: error sending request)")
         );
         // No stream: the last meaningful stderr line (codex's noise left out).
@@ -480,34 +418,83 @@ mod tests {
             true,
         );
         assert_eq!(
-            verdict(Provider::OpenAi, &quiet).as_deref(),
+            said(Provider::OpenAi, &quiet).as_deref(),
             Some("no answer within 120s; codex said last: still thinking")
         );
         let silent = outcome(Provider::Google, "", "", true);
         assert_eq!(
-            verdict(Provider::Google, &silent).as_deref(),
+            said(Provider::Google, &silent).as_deref(),
             Some("no answer within 120s, and gemini printed nothing")
         );
-        // Stopped by the watcher: its words.
-        let stopped = Outcome {
-            stopped: Some("Reconnecting... waiting for network (x)".into()),
-            duration: Duration::from_millis(6100),
-            ..codex
-        };
-        assert_eq!(
-            verdict(Provider::OpenAi, &stopped).as_deref(),
-            Some("codex cannot reach its service and would keep retrying, so the probe stopped it after 6.1s; codex says: Reconnecting... waiting for network (x)")
-        );
-        // A CLI that ends with an error says so in its own words.
-        let claude = outcome(
+        // A CLI that ends with an error nothing classifies says so in its
+        // own words.
+        let odd = outcome(
             Provider::Anthropic,
-            capture!("claude-streamjson.stdout"),
-            capture!("claude-streamjson.stderr"),
+            "",
+            "Error: something unheard of\n",
             false,
         );
         assert_eq!(
-            verdict(Provider::Anthropic, &claude).as_deref(),
-            Some("the CLI says: Not logged in · Please run /login")
+            verdict(Provider::Anthropic, &odd),
+            Some(ProbeError::Model(
+                "the CLI says: Error: something unheard of".into()
+            ))
+        );
+    }
+
+    #[test]
+    fn a_cli_that_cannot_work_is_the_agents_failure_and_a_model_it_lacks_is_not() {
+        // Stopped by the classifier: the CLI's words.
+        let mut stopped = outcome(
+            Provider::OpenAi,
+            capture!("codex-json.stdout"),
+            capture!("codex-json.stderr"),
+            false,
+        );
+        stopped.failure = Some(InfraFailure {
+            stopped: true,
+            ..InfraFailure::new(
+                FailureKind::Network,
+                Provider::OpenAi,
+                "Reconnecting... waiting for network (x)",
+            )
+        });
+        let error = verdict(Provider::OpenAi, &stopped).expect("failed");
+        assert!(matches!(error, ProbeError::Agent(_)), "{error:?}");
+        assert_eq!(
+            error.to_string(),
+            "no network; codex says: Reconnecting... waiting for network (x) (the probe stopped it as soon as it said so); check that this machine can reach the network `codex` needs"
+        );
+        // Not logged in: the classifier's verdict on the capture.
+        let (stdout, stderr) = (
+            capture!("claude-streamjson.stdout"),
+            capture!("claude-streamjson.stderr"),
+        );
+        let mut claude = outcome(Provider::Anthropic, stdout, stderr, false);
+        claude.failure =
+            crate::agent::failure::classify(Provider::Anthropic, stdout, stderr, Some(1), None);
+        let error = verdict(Provider::Anthropic, &claude).expect("failed");
+        assert!(
+            error
+                .to_string()
+                .starts_with("not logged in; claude says: Not logged in · Please run /login (the probe stopped it as soon as it said so); log in with `claude /login`"),
+            "{error}"
+        );
+        // A model the CLI does not offer is the model's (exit 4), in the
+        // CLI's words.
+        let mut unknown = outcome(
+            Provider::Anthropic,
+            "",
+            "There's an issue with the selected model (m). It may not exist or you may not have access to it.\n",
+            false,
+        );
+        unknown.failure = Some(InfraFailure::new(
+            FailureKind::ModelUnavailable,
+            Provider::Anthropic,
+            "There's an issue with the selected model (m).",
+        ));
+        assert!(
+            matches!(verdict(Provider::Anthropic, &unknown), Some(ProbeError::Model(m)) if m.starts_with("the CLI says: There's an issue with the selected model (m)")),
         );
     }
 

@@ -124,9 +124,13 @@ impl Reasoner<'_> {
     /// Records a stall when the last `stall_attempts` fingerprints are one.
     fn detect_stall(&mut self, task: &Task, attempt: u32) -> Option<Stall> {
         let t = self.record.state.task(&task.id)?;
+        // Only the attempts since `--retry-failed` gave a fresh budget: a
+        // retried task does not stall on a failure of its earlier budget.
+        let since = t.retried_after.unwrap_or(0);
         let prints: Vec<Option<&str>> = t
             .iterations
             .iter()
+            .filter(|i| i.attempt > since)
             .map(|i| i.fingerprint.as_deref())
             .collect();
         if !fingerprint::stalled(&prints, self.ctx.config.reason.stall_attempts) {

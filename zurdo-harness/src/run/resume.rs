@@ -81,7 +81,47 @@ pub(super) fn reconcile(dir: &StateDir, state: &RunState, events: &Events) {
         task,
         attempt,
         cause: DropCause::Interrupted,
+        failure: None,
     });
+}
+
+/// `--retry-failed`: every failed task back to pending with a fresh budget
+/// (its attempts so far still counted and kept, `max_attempts` raised by
+/// its budget, a `halt_task` verdict lifted), every blocked task pending
+/// again (the loop blocks it again if a task it depends on fails again),
+/// and a `failed_retried` event.
+pub(super) fn retry_failed(state: &mut RunState, prd: &Prd, config: &Config, events: &Events) {
+    let mut tasks = Vec::new();
+    let mut unblocked = Vec::new();
+    for t in &mut state.tasks {
+        match t.status {
+            Status::Failed => {
+                let budget = prd
+                    .tasks
+                    .iter()
+                    .find(|p| p.id == t.id)
+                    .and_then(|p| p.metadata.max_attempts)
+                    .unwrap_or(config.max_attempts);
+                t.max_attempts = t
+                    .attempts
+                    .saturating_add(budget)
+                    .min(crate::state::run_state::MAX_ATTEMPTS);
+                t.status = Status::Pending;
+                t.halted = None;
+                t.retried_after = Some(t.attempts);
+                tasks.push(t.id.clone());
+            }
+            Status::BlockedByDependency => {
+                t.status = Status::Pending;
+                t.blocked_by = None;
+                unblocked.push(t.id.clone());
+            }
+            _ => {}
+        }
+    }
+    if !tasks.is_empty() || !unblocked.is_empty() {
+        events.emit(Event::FailedRetried { tasks, unblocked });
+    }
 }
 
 /// Starting over: the state directory archived and the slug's
@@ -124,6 +164,7 @@ pub(super) fn fresh_state(
             .tasks_in_run_order()
             .map(|t| TaskState {
                 id: t.id.clone(),
+                category: t.metadata.category.clone(),
                 status: Status::Pending,
                 attempts: 0,
                 max_attempts: t.metadata.max_attempts.unwrap_or(config.max_attempts),

@@ -5,6 +5,7 @@
 use zurdo::verify::{CriterionResult, CriterionVerdict};
 use zurdo::{naming, Task};
 
+use super::attempt::Attempted;
 use super::record;
 use super::Run;
 use crate::event::{Event, Settled};
@@ -37,6 +38,8 @@ impl Run {
         let model = model.to_string();
         self.take_durable_baselines(task);
         let max = self.record.task(&task.id).map_or(1, |t| t.max_attempts);
+        // Rate-limit waits of the attempt about to run (none counted).
+        let mut waits = 0;
         loop {
             let attempt = self
                 .record
@@ -50,9 +53,20 @@ impl Run {
             if self.stopping() {
                 return;
             }
-            if let Some((status, settled)) = self.attempt(task, attempt, max, &model) {
-                self.settle(task, status, settled);
-                return;
+            match self.attempt(task, attempt, max, &model) {
+                Attempted::Settled(status, settled) => {
+                    self.settle(task, status, settled);
+                    return;
+                }
+                Attempted::Failed => waits = 0,
+                Attempted::Stopped => return,
+                // Not counted: the same attempt runs again after a
+                // rate-limit wait, or the run stops with the task pending.
+                Attempted::Unavailable(failure) => {
+                    if !self.agent_unavailable(task, attempt, &failure, &mut waits) {
+                        return;
+                    }
+                }
             }
         }
     }

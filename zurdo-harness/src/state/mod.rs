@@ -49,6 +49,58 @@ pub const LOG_LIMIT: u64 = 256 * 1024 * 1024;
 /// Most bytes of the other small records read back (`config-at-run-start.toml`).
 pub const RECORD_LIMIT: u64 = 16 * 1024 * 1024;
 
+/// Most bytes of each of an attempt's `.out` and `.err` written as they
+/// arrive: what the agent's run keeps from each stream's start
+/// ([`zurdo::exec::Keep::GENEROUS`]). Past it the streamed file stops
+/// growing; the copy written when the agent ends holds the head, a cut
+/// line and the tail.
+pub const AGENT_OUTPUT_STREAMED: u64 = zurdo::exec::Keep::GENEROUS.head as u64;
+
+/// An attempt's `.out` and `.err`, written as the agent prints
+/// ([`StateDir::stream_agent_output`]).
+#[derive(Debug)]
+pub struct AgentOutput {
+    files: [Option<std::fs::File>; 2],
+    paths: [PathBuf; 2],
+    written: [u64; 2],
+    limit: u64,
+    error: Option<WriteError>,
+}
+
+impl AgentOutput {
+    /// Appends `bytes` to the stream's file, up to the limit; a failed
+    /// write stops that file (the first error is kept).
+    pub fn write(&mut self, stream: zurdo::exec::Stream, bytes: &[u8]) {
+        use std::io::Write;
+        let i = match stream {
+            zurdo::exec::Stream::Stdout => 0,
+            zurdo::exec::Stream::Stderr => 1,
+        };
+        let room = self.limit.saturating_sub(self.written[i]);
+        let take = bytes.len().min(usize::try_from(room).unwrap_or(usize::MAX));
+        if take == 0 {
+            return;
+        }
+        if let Some(file) = self.files[i].as_mut() {
+            match file.write_all(&bytes[..take]) {
+                Ok(()) => self.written[i] += take as u64,
+                Err(source) => {
+                    self.files[i] = None;
+                    self.error.get_or_insert(WriteError {
+                        path: self.paths[i].clone(),
+                        source,
+                    });
+                }
+            }
+        }
+    }
+
+    /// The first error opening or writing the files, if any.
+    pub fn error(&mut self) -> Option<WriteError> {
+        self.error.take()
+    }
+}
+
 /// A state file that could not be written.
 #[derive(Debug)]
 pub struct WriteError {
@@ -279,6 +331,42 @@ impl StateDir {
         let err = format!("{task}-{attempt}.err");
         self.write(&["iterations"], &out, stdout, Durability::Unsynced)?;
         self.write(&["iterations"], &err, stderr, Durability::Unsynced)
+    }
+
+    /// Starts `.out` and `.err` of an attempt empty and keeps them open, so
+    /// what the agent prints is written as it arrives (`tail -f` follows a
+    /// running attempt; a killed one leaves what it printed). When the agent
+    /// ends, [`StateDir::write_agent_output`] replaces both with the copy
+    /// kept in memory. A file that cannot be opened (a symlink planted in
+    /// its place) is not streamed; the error is kept for the caller.
+    pub fn stream_agent_output(&self, task: &str, attempt: u32) -> AgentOutput {
+        let mut output = AgentOutput {
+            files: [None, None],
+            paths: [
+                self.iteration_file(task, attempt, "out"),
+                self.iteration_file(task, attempt, "err"),
+            ],
+            written: [0, 0],
+            limit: AGENT_OUTPUT_STREAMED,
+            error: None,
+        };
+        for (i, ext) in ["out", "err"].iter().enumerate() {
+            let name = format!("{task}-{attempt}.{ext}");
+            let opened = self.open(&["iterations"]).and_then(|d| {
+                d.replace(&name, b"", Durability::Unsynced)?;
+                d.open_append(&name)
+            });
+            match opened {
+                Ok(file) => output.files[i] = Some(file),
+                Err(source) => {
+                    output.error.get_or_insert(WriteError {
+                        path: self.iteration_file(task, attempt, ext),
+                        source,
+                    });
+                }
+            }
+        }
+        output
     }
 
     /// What an attempt's agent printed, read back (empty when missing or

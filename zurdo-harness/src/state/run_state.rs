@@ -330,6 +330,10 @@ pub struct Rejection {
 pub struct TaskState {
     /// The task id.
     pub id: String,
+    /// The task's `**Category**` (reports group tasks by it; none is
+    /// `Uncategorized`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub category: Option<String>,
     /// Its status.
     pub status: Status,
     /// Attempts spent (completed iterations).
@@ -396,6 +400,10 @@ pub struct TaskState {
     /// Lessons injected into this task's prompts.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub lessons_injected: Vec<Injected>,
+    /// The attempts it had spent when `zurdo run --retry-failed` last gave
+    /// it a fresh budget: stalls count only the attempts after it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retried_after: Option<u32>,
     /// The `[manual]` criteria approved for the task's current result
     /// (cleared when an attempt is recorded).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -6,9 +6,9 @@ use serde_json::{json, Value};
 
 use super::argv::{self, choice, flag, many, val, ArgError, Mode, Opt, Parsed};
 use super::{
-    cwd, dir_arg, drive, emit, emit_raw, error_text, load_script, now_iso, piped_stdin,
-    shell_quote, stdin_is_tty, Agent, Auth, Ids, Invocation, ModelStatus, Op, Outcome, Tokens,
-    Tool, ToolEnd,
+    cwd, dir_arg, drive, emit, emit_raw, error_text, load_script, now_iso, now_ms, piped_stdin,
+    shell_quote, spelled_wait, stdin_is_tty, Agent, Auth, FailKind, Failing, Ids, Invocation,
+    ModelStatus, Op, Outcome, Tokens, Tool, ToolEnd,
 };
 
 const VERSION: &str = "0.171.0";
@@ -367,6 +367,37 @@ impl Codex {
         }
     }
 
+    /// No network, as captured (codex-json-long), faster: four numbered
+    /// retries on the DNS failure, the fall back to HTTPS, then `waiting
+    /// for network` for good, never a `turn.failed`. It never gives up on
+    /// its own (until killed, or its stdout is gone).
+    fn waiting_for_network(&mut self) -> u8 {
+        let pause = |ms| std::thread::sleep(std::time::Duration::from_millis(ms));
+        for n in 2..=5 {
+            eprintln!(
+                "{} ERROR codex_api::endpoint::responses_websocket: failed to connect to Responses WebSocket stage=Unknown",
+                now_iso()
+            );
+            if !self.notice(&format!("Reconnecting... {n}/5 ({NO_DNS})")) {
+                return 1;
+            }
+            pause(100);
+        }
+        let id = self.item_id();
+        self.completed(json!({
+            "id": id,
+            "type": "error",
+            "message": format!("Falling back from WebSockets to HTTPS transport. {NO_DNS}"),
+        }));
+        loop {
+            if !self.notice(WAITING) {
+                // Nobody reads any more: end as codex does on a closed pipe.
+                return 101;
+            }
+            pause(1000);
+        }
+    }
+
     fn fail(&mut self, message: &str) -> u8 {
         if self.json {
             emit(&json!({"type": "error", "message": message}));
@@ -440,34 +471,8 @@ impl Agent for Codex {
     }
 
     fn offline(&mut self, inv: &Invocation) -> u8 {
-        // As captured without a network (codex-json-long), faster: four
-        // numbered retries on the DNS failure, the fall back to HTTPS, then
-        // `waiting for network` for good. It never gives up on its own.
         self.begin(inv);
-        let pause = |ms| std::thread::sleep(std::time::Duration::from_millis(ms));
-        for n in 2..=5 {
-            eprintln!(
-                "{} ERROR codex_api::endpoint::responses_websocket: failed to connect to Responses WebSocket stage=Unknown",
-                now_iso()
-            );
-            if !self.notice(&format!("Reconnecting... {n}/5 ({NO_DNS})")) {
-                return 1;
-            }
-            pause(100);
-        }
-        let id = self.item_id();
-        self.completed(json!({
-            "id": id,
-            "type": "error",
-            "message": format!("Falling back from WebSockets to HTTPS transport. {NO_DNS}"),
-        }));
-        loop {
-            if !self.notice(WAITING) {
-                // Nobody reads any more: end as codex does on a closed pipe.
-                return 101;
-            }
-            pause(1000);
-        }
+        self.waiting_for_network()
     }
 
     fn start(&mut self, inv: &Invocation, _planned_steps: usize, usage: Option<Tokens>) {
@@ -581,6 +586,30 @@ impl Agent for Codex {
             }
         }
         self.completed(item);
+    }
+
+    fn cannot_work(&mut self, inv: &Invocation, f: &Failing, _o: &Outcome) -> u8 {
+        match f.kind {
+            // openai/codex#8987.
+            FailKind::Quota => self.fail("Quota exceeded. Check your plan and billing details."),
+            FailKind::RateLimit => match f.resets_at {
+                // openai/codex#3124, #3899.
+                Some(at) => self.fail(&format!(
+                    "You've hit your usage limit. Upgrade to Pro (https://openai.com/chatgpt/pricing) or try again in {}.",
+                    spelled_wait(at.saturating_sub(now_ms() / 1000))
+                )),
+                // openai/codex#10550.
+                None => {
+                    let mut ids = Ids::new(&["codex-429", &inv.prompt]);
+                    let request = ids.uuid(4);
+                    self.fail(&format!(
+                        "exceeded retry limit, last status: 429 Too Many Requests, request id: {request}"
+                    ))
+                }
+            },
+            FailKind::Network => self.waiting_for_network(),
+            FailKind::Auth | FailKind::Crash => self.auth_missing(inv),
+        }
     }
 
     fn finish(&mut self, _inv: &Invocation, o: &Outcome) -> u8 {

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use crate::script::{self, *};
-use crate::SCRIPT_ENV;
+use crate::{now_ms, SCRIPT_ENV};
 
 /// One parsed invocation.
 pub(crate) struct Invocation {
@@ -165,6 +165,48 @@ pub(crate) trait Agent {
     fn tool_end(&mut self, tool: &Tool, end: &ToolEnd);
     /// The last events; returns the exit status.
     fn finish(&mut self, inv: &Invocation, outcome: &Outcome) -> u8;
+    /// Whether the CLI meets this failure before any turn (it checks its
+    /// login first): then nothing of the attempt is done.
+    fn fails_at_start(&self, kind: FailKind) -> bool {
+        kind == FailKind::Auth
+    }
+    /// The CLI cannot work (not `auth` at start, not `crash`): its own
+    /// failure, after the attempt's actions; returns the exit status.
+    fn cannot_work(&mut self, inv: &Invocation, failing: &Failing, outcome: &Outcome) -> u8;
+}
+
+/// An attempt's `fail`, resolved against now.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Failing {
+    pub kind: FailKind,
+    /// When a rate limit resets, in Unix seconds.
+    pub resets_at: Option<u64>,
+}
+
+impl Failing {
+    fn of(fail: &Fail) -> Failing {
+        Failing {
+            kind: fail.kind(),
+            resets_at: fail.resets_in_s().map(|s| now_ms() / 1000 + s),
+        }
+    }
+}
+
+/// Dies as a crashing CLI does: of a segmentation fault (no core file).
+fn crash() -> u8 {
+    let _ = std::io::stdout().flush();
+    // SAFETY: setrlimit with a valid rlimit, then a signal to this very
+    // process; neither touches memory Rust owns.
+    unsafe {
+        let none = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        libc::setrlimit(libc::RLIMIT_CORE, &none);
+        libc::signal(libc::SIGSEGV, libc::SIG_DFL);
+        libc::kill(libc::getpid(), libc::SIGSEGV);
+    }
+    139
 }
 
 /// Everything after argument parsing: the script, the log, auth, the model,
@@ -279,6 +321,14 @@ pub(crate) fn perform(
             );
         }
     }
+    let failing = attempt.fail.as_ref().map(Failing::of);
+    if let Some(f) = failing.filter(|f| f.kind != FailKind::Crash && agent.fails_at_start(f.kind)) {
+        let code = match f.kind {
+            FailKind::Auth => agent.auth_missing(inv),
+            _ => agent.cannot_work(inv, &f, &Outcome::default()),
+        };
+        return attempt.exit.unwrap_or(code);
+    }
     let ops = plan(inv, attempt);
     let cap = agent.max_steps().unwrap_or(usize::MAX);
     let planned = ops.len().min(cap);
@@ -337,7 +387,12 @@ pub(crate) fn perform(
             .clone()
             .unwrap_or_else(|| if probe { "OK".into() } else { "Done.".into() });
     outcome.elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-    let code = agent.finish(inv, &outcome);
+    let code = match failing {
+        Some(f) if f.kind == FailKind::Crash => crash(),
+        Some(f) if f.kind == FailKind::Auth => agent.auth_missing(inv),
+        Some(f) => agent.cannot_work(inv, &f, &outcome),
+        None => agent.finish(inv, &outcome),
+    };
     attempt.exit.unwrap_or(code)
 }
 

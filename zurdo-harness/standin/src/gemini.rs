@@ -5,7 +5,8 @@ use serde_json::{json, Value};
 use super::argv::{self, any_many, choice, flag, opt, val, ArgError, Opt};
 use super::{
     cwd, drive, emit, emit_raw, env_is, error_text, now_iso, now_ms, piped_stdin, shell_quote,
-    Agent, ErrorKind, Ids, Invocation, ModelStatus, Op, Outcome, Tokens, Tool, ToolEnd,
+    Agent, ErrorKind, FailKind, Failing, Ids, Invocation, ModelStatus, Op, Outcome, Tokens, Tool,
+    ToolEnd,
 };
 
 const VERSION: &str = "0.61.0";
@@ -375,6 +376,45 @@ impl Agent for Gemini {
         emit(&v);
     }
 
+    fn cannot_work(&mut self, inv: &Invocation, f: &Failing, _o: &Outcome) -> u8 {
+        match f.kind {
+            // google-gemini/gemini-cli#1088, #26840.
+            FailKind::Quota => self.fail(
+                "TerminalQuotaError",
+                r#"[API Error: {"error":{"code":429,"message":"You exceeded your current quota, please check your plan and billing details.","status":"RESOURCE_EXHAUSTED"}}]"#,
+                1,
+            ),
+            // google-gemini/gemini-cli#1905 (gemini says no reset time).
+            FailKind::RateLimit => self.fail(
+                "unknown",
+                r#"[API Error: {"error":{"message":"{\n  \"error\": {\n    \"code\": 429,\n    \"message\": \"Resource has been exhausted (e.g. check quota).\",\n    \"status\": \"RESOURCE_EXHAUSTED\"\n  }\n}\n","code":429,"status":"Too Many Requests"}}]"#,
+                1,
+            ),
+            // real-runs/gemini-fake-long: nine retries with their stack
+            // (over 3.5 min there), the report's path, the error result.
+            FailKind::Network => {
+                for n in 1..=9 {
+                    self.retry(n);
+                    for frame in FETCH_STACK {
+                        eprintln!("    at {frame}");
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(300));
+                }
+                eprintln!(
+                    "Error when talking to Gemini API Full report available at: {}/gemini-client-error-Turn.run-sendMessageStream-{}.json Error: exception TypeError: fetch failed sending request",
+                    std::env::temp_dir().display(),
+                    now_iso().replace(':', "-")
+                );
+                self.fail(
+                    "unknown",
+                    "[API Error: exception TypeError: fetch failed sending request]",
+                    1,
+                )
+            }
+            FailKind::Auth | FailKind::Crash => self.auth_missing(inv),
+        }
+    }
+
     fn finish(&mut self, _inv: &Invocation, o: &Outcome) -> u8 {
         if let Some(e) = &o.error {
             let kind = match e.kind() {
@@ -443,6 +483,20 @@ impl Agent for Gemini {
         0
     }
 }
+
+/// The stack under each retry in real-runs/gemini-fake-long.
+const FETCH_STACK: [&str; 10] = [
+    "file://<path>@google/gemini-cli/bundle/chunk-JDPZ4CE3.js:267671:13",
+    "process.processTicksAndRejections (node:internal/process/task_queues:95:5)",
+    "async Models.generateContentStream (file://<path>@google/gemini-cli/bundle/chunk-JDPZ4CE3.js:268692:16)",
+    "async file://<path>@google/gemini-cli/bundle/chunk-JDPZ4CE3.js:311457:19",
+    "async file://<path>@google/gemini-cli/bundle/chunk-JDPZ4CE3.js:288018:23",
+    "async retryWithBackoff (file://<path>@google/gemini-cli/bundle/chunk-JDPZ4CE3.js:308039:23)",
+    "async GeminiChat.makeApiCallAndProcessStream (file://<path>@google/gemini-cli/bundle/chunk-JDPZ4CE3.js:332326:28)",
+    "async GeminiChat.streamWithRetries (file://<path>@google/gemini-cli/bundle/chunk-JDPZ4CE3.js:332079:29)",
+    "async Turn.run (file://<path>@google/gemini-cli/bundle/chunk-JDPZ4CE3.js:333001:24)",
+    "async GeminiClient.processTurn (file://<path>@google/gemini-cli/bundle/chunk-JDPZ4CE3.js:346675:22)",
+];
 
 /// The text cut into up to three streamed deltas, at word boundaries.
 fn chunks(text: &str) -> Vec<String> {

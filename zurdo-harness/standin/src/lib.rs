@@ -209,6 +209,26 @@
 //!   `server_error`, `model_not_found`, `unknown`) + result `is_error:true`;
 //!   codex `error` + `turn.failed`; copilot `session.error` + result
 //!   `exitCode:1`; gemini result `status:"error"`. Exit 1.
+//! * `fail`: the CLI cannot work, acted out with the real CLI's words,
+//!   stream and exit code: `"auth"`, `"quota"`, `"rate_limit"`,
+//!   `"network"` or `"crash"`, or `{"kind": "rate_limit", "resets_in_s":
+//!   N}` (a limit that resets N seconds from now, said where the CLI says
+//!   it). Where the real CLI meets it before any turn (`auth` everywhere,
+//!   `network` for copilot, which validates its login over the network)
+//!   nothing of the attempt is done; otherwise it comes after the actions
+//!   (work done, then the failure), in place of the final answer:
+//!
+//!   | CLI | `quota` | `rate_limit` | `network` |
+//!   |---|---|---|---|
+//!   | claude | synthetic assistant `billing_error` + result `api_error_status` 429 `You've hit your monthly spend limit. Switch to another model to continue.` (CLI-NOTES §5), exit 1 | with a reset: `rate_limit_event` `{"status":"rejected","resetsAt":<unix s>}` (desplega-ai/agent-swarm#508), then `You've hit your limit · resets 7pm (UTC)` (anthropics/claude-code#23236); without: `API Error: 429 {…"rate_limit_error"…}` (#6119); exit 1 | ten `system`/`api_retry` (`error_status: null`), 300 ms apart, then `API Error: Unable to connect to API (ConnectionRefused)` (real-runs/claude-fakekey-long), exit 1 |
+//!   | codex | `error` + `turn.failed` `Quota exceeded. Check your plan and billing details.` (openai/codex#8987), exit 1 | with a reset: `You've hit your usage limit. Upgrade to Pro (https://openai.com/chatgpt/pricing) or try again in 2 minutes.` (#3124); without: `exceeded retry limit, last status: 429 Too Many Requests, request id: …` (#10550); exit 1 | `Reconnecting... 2/5 … 5/5 (…failed to lookup address information…)`, the `Falling back from WebSockets to HTTPS transport` item, then `Reconnecting... waiting for network (Connection failed: error sending request)` every 5 s for ever, never `turn.failed` (real-runs/codex-json) |
+//!   | copilot | `session.error` `quota` `You have no quota` (github/copilot-cli#730) + result `exitCode` 1, exit 1 | `session.error` `rate_limit` `Sorry, you've hit a rate limit … Please try again in 2 minutes. …` (#2336, #2769), exit 1 | at start, stderr `Error: Authentication token found but could not be validated.` / `Failed to fetch PAT user login: network fetch failed…` (real-runs/copilot-fake), exit 1 |
+//!   | gemini | result `error.type` `TerminalQuotaError`, `You exceeded your current quota…` (google-gemini/gemini-cli#26840, #1088), exit 1 | result `[API Error: …"Resource has been exhausted (e.g. check quota)."…RESOURCE_EXHAUSTED…]` (#1905; gemini says no reset time), exit 1 | nine `Attempt N failed. Retrying with backoff... Error: exception TypeError: fetch failed sending request` with their stack, 300 ms apart, `Error when talking to Gemini API Full report available at: …`, result `[API Error: exception TypeError: fetch failed sending request]` (real-runs/gemini-fake-long), exit 1 |
+//!
+//!   `auth` fails as the script-wide `"auth": "missing"` does (above), for
+//!   this attempt only; `crash` does the actions, then dies of SIGSEGV (no core
+//!   file). The real waits are shortened (claude's retries take 3 min,
+//!   gemini's 3.5 min); the words, events and exit codes are the real ones.
 //! * `exit`: the exit status, overriding the CLI's own.
 //!
 //! Claude's `--max-turns N` stops after N tool steps when more remain (result
@@ -241,8 +261,8 @@ mod script;
 mod support;
 
 pub use script::{
-    Attempt, Auth, Commands, ErrorKind, ErrorSpec, Markers, ModelStatus, Network, PromptRule,
-    Script, Tokens, ToolCallSpec,
+    Attempt, Auth, Commands, ErrorKind, ErrorSpec, Fail, FailDetail, FailKind, Markers,
+    ModelStatus, Network, PromptRule, Script, Tokens, ToolCallSpec,
 };
 
 pub(crate) use engine::*;

@@ -154,6 +154,10 @@ pub struct Attempt {
     /// A run-level error, reported the CLI's way after the actions.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<ErrorSpec>,
+    /// The CLI cannot work: it fails exactly as the real one does (its
+    /// own words, stream and exit code), at start or after the actions.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fail: Option<Fail>,
     /// The process exit status; default 0, or the CLI's own on an error.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub exit: Option<u8>,
@@ -303,6 +307,64 @@ pub enum ErrorKind {
     /// Anything else.
     #[default]
     Other,
+}
+
+/// A CLI that cannot work: `"fail": "auth"` or `"fail": {"kind":
+/// "rate_limit", "resets_in_s": 2}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Fail {
+    /// Just the kind.
+    Kind(FailKind),
+    /// The kind and when a rate limit resets.
+    Detailed(FailDetail),
+}
+
+impl Fail {
+    /// The kind.
+    pub fn kind(&self) -> FailKind {
+        match self {
+            Fail::Kind(k) => *k,
+            Fail::Detailed(d) => d.kind,
+        }
+    }
+
+    /// Seconds until a rate limit resets, when the script says.
+    pub fn resets_in_s(&self) -> Option<u64> {
+        match self {
+            Fail::Kind(_) => None,
+            Fail::Detailed(d) => d.resets_in_s,
+        }
+    }
+}
+
+/// `{"kind": …, "resets_in_s": …}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FailDetail {
+    /// What fails.
+    pub kind: FailKind,
+    /// For a rate limit: it resets this many seconds from now (the CLIs
+    /// that say when: claude, codex, copilot).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resets_in_s: Option<u64>,
+}
+
+/// How a CLI cannot work.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailKind {
+    /// Not logged in.
+    Auth,
+    /// Out of quota or credits.
+    Quota,
+    /// Rate limited (with `resets_in_s`, it says when it resets).
+    RateLimit,
+    /// No network: codex waits for it forever, claude and gemini retry then
+    /// fail, copilot fails at its login check.
+    Network,
+    /// The CLI dies of a segmentation fault.
+    Crash,
 }
 
 /// How a model behaves.

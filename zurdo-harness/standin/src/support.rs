@@ -102,6 +102,43 @@ pub(crate) fn now_iso() -> String {
     iso(d.as_secs(), d.subsec_millis())
 }
 
+/// The UTC clock time of Unix second `at` as Claude Code writes a reset:
+/// `7pm`, `4:50am`.
+pub(crate) fn clock12(at: u64) -> String {
+    let secs = at % 86_400;
+    let (h, m) = (secs / 3600, secs / 60 % 60);
+    let (h12, meridiem) = match h {
+        0 => (12, "am"),
+        1..=11 => (h, "am"),
+        12 => (12, "pm"),
+        _ => (h - 12, "pm"),
+    };
+    if m == 0 {
+        format!("{h12}{meridiem}")
+    } else {
+        format!("{h12}:{m:02}{meridiem}")
+    }
+}
+
+/// A wait spelled as Codex spells one (`2 days 17 hours 14 minutes`),
+/// rounded up to whole minutes.
+pub(crate) fn spelled_wait(secs: u64) -> String {
+    let minutes = secs.div_ceil(60).max(1);
+    let (d, h, m) = (minutes / 1440, minutes / 60 % 24, minutes % 60);
+    let unit = |n: u64, one: &str| format!("{n} {one}{}", if n == 1 { "" } else { "s" });
+    let mut parts = Vec::new();
+    if d > 0 {
+        parts.push(unit(d, "day"));
+    }
+    if h > 0 {
+        parts.push(unit(h, "hour"));
+    }
+    if m > 0 {
+        parts.push(unit(m, "minute"));
+    }
+    parts.join(" ")
+}
+
 /// Milliseconds since the epoch.
 pub(crate) fn now_ms() -> u64 {
     let d = SystemTime::now()
@@ -222,6 +259,21 @@ pub(crate) fn error_text(e: &ErrorSpec, auth_text: &str) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn reset_clocks_and_spelled_waits() {
+        assert_eq!(clock12(19 * 3600), "7pm");
+        assert_eq!(clock12(86_400 + 4 * 3600 + 50 * 60), "4:50am");
+        assert_eq!(clock12(0), "12am");
+        assert_eq!(clock12(12 * 3600 + 5 * 60), "12:05pm");
+        assert_eq!(spelled_wait(1), "1 minute");
+        assert_eq!(spelled_wait(120), "2 minutes");
+        assert_eq!(
+            spelled_wait((2 * 1440 + 17 * 60 + 14) * 60),
+            "2 days 17 hours 14 minutes"
+        );
+        assert_eq!(spelled_wait(3600), "1 hour");
+    }
 
     #[test]
     fn iso_dates() {

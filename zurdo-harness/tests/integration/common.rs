@@ -3,6 +3,47 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
+/// A scratch repository for a stand-in agent: `<tmp>/repo` (with `.git`,
+/// `.zurdo` and `prds`) and beside it `<tmp>/agent`, holding
+/// `<cli>-agent`, a wrapper that records its pid in `agent/pids` (the
+/// agent's process group: it runs in a group of its own and `exec` keeps
+/// the pid, so a test can find an agent a killed zurdo left behind) and
+/// runs `zurdo stand-in <cli>`. Returns the temp dir, `repo`, `agent` and
+/// the wrapper.
+pub fn stand_in_scratch(
+    cli: &str,
+) -> (
+    tempfile::TempDir,
+    std::path::PathBuf,
+    std::path::PathBuf,
+    std::path::PathBuf,
+) {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let root = tmp.path().join("repo");
+    let agent = tmp.path().join("agent");
+    for d in [
+        root.join(".git"),
+        root.join(".zurdo"),
+        root.join("prds"),
+        agent.clone(),
+    ] {
+        std::fs::create_dir_all(d).expect("mkdir");
+    }
+    let wrapper = agent.join(format!("{cli}-agent"));
+    std::fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/sh\necho $$ >> '{}'\nexec '{}' stand-in {cli} \"$@\"\n",
+            agent.join("pids").display(),
+            env!("CARGO_BIN_EXE_zurdo")
+        ),
+    )
+    .expect("wrapper");
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    (tmp, root, agent, wrapper)
+}
+
 /// Runs the `zurdo` binary with `args` in `dir`.
 pub fn zurdo(args: &[&str], dir: &Path) -> Output {
     Command::new(env!("CARGO_BIN_EXE_zurdo"))

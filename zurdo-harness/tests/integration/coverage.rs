@@ -103,3 +103,71 @@ fn a_report_not_written_by_this_verification_is_no_pass() {
     );
     assert_eq!(caught["subject"], "cov/lcov.info");
 }
+
+/// True when coverage.py is importable (`.ci/run` installs it; without it
+/// the end-to-end test says so and stops).
+fn coverage_py() -> bool {
+    std::process::Command::new("python3")
+        .args(["-c", "import coverage"])
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+#[test]
+fn examples_pycalc_under_coverage_py_end_to_end() {
+    if !coverage_py() {
+        eprintln!("note: coverage.py is not installed (python3 -m pip install coverage); the end-to-end coverage test did not run");
+        return;
+    }
+    let example = |name: &str| {
+        std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../examples/pycalc")
+                .join(name),
+        )
+        .expect("examples/pycalc")
+    };
+    let (calc, tests) = (example("calc.py"), example("test_calc.py"));
+    let criterion = "[shell: python3 -m coverage run -m unittest -q test_calc && python3 -m coverage json -q -o coverage.json]";
+    let prd = format!(
+        "# PRD: pycalc\n\n\
+         ## Task: task-mul — Multiply\n**Effort**: low\n**Depends-on**: []\n\n\
+         ### Description\nAdd mul(a, b) to calc.py, tested.\n\n### Acceptance Criteria\n- [ ] mul is there [grep: def mul in calc.py]\n- [ ] the tests pass under coverage {criterion}\n\n\
+         ## Task: task-div — Divide\n**Effort**: low\n**Depends-on**: [task-mul]\n**Max-Attempts**: 1\n\n\
+         ### Description\nAdd div(a, b) to calc.py, tested.\n\n### Acceptance Criteria\n- [ ] div is there [grep: def div in calc.py]\n- [ ] the tests pass under coverage {criterion}\n"
+    );
+    // mul comes with its test; div with none.
+    let script = serde_json::json!({"on_prompt": [
+        {"contains": "Task task-mul", "attempt": {"append": {
+            "calc.py": "\n\ndef mul(a, b):\n    \"\"\"Returns a * b.\"\"\"\n    return a * b\n",
+            "test_calc.py": "\n\nclass MulTest(unittest.TestCase):\n    def test_mul(self):\n        from calc import mul\n        self.assertEqual(mul(2, 3), 6)\n"
+        }}},
+        {"contains": "Task task-div", "attempt": {"append": {
+            "calc.py": "\n\ndef div(a, b):\n    if b == 0:\n        raise ZeroDivisionError(a)\n    return a / b\n"
+        }}}
+    ]})
+    .to_string();
+    let files = [("calc.py", calc.as_str()), ("test_calc.py", tests.as_str())];
+    let config = "[verification.coverage]\nsources = [\"coverage.json\"]\nthreshold = 0.8\n";
+    let r = run_repo(&prd, config, &files, &script, true);
+    let out = zurdo_run(r.path(), &["--skip-model-check"], &[]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let state = state(r.path());
+    assert_eq!(task(&state, "task-mul")["status"], "passed", "{stderr}");
+    let div = task(&state, "task-div");
+    assert_eq!(div["status"], "failed", "{stderr}\n{div:#}");
+    let first = &div["iterations"][0];
+    assert_eq!(
+        first["criteria"][1]["verdict"], "passed",
+        "the tests passed: {first:#}"
+    );
+    let caught = &first["caught"][0];
+    assert_eq!(caught["reason"], "coverage_below_threshold", "{first:#}");
+    let detail = caught["detail"].as_str().expect("detail");
+    assert!(
+        detail.contains("executed 1 of the 4 changed code lines")
+            && detail.contains("not executed: calc.py: "),
+        "{detail}"
+    );
+}

@@ -84,3 +84,26 @@ fn escape_sequences_in_a_prd_reach_the_terminal_escaped() {
         "{stderr}"
     );
 }
+
+#[test]
+fn on_a_terminal_the_spinner_line_shows_the_agents_progress() {
+    // The agent writes a file, runs a command, then works a while: the line
+    // under the attempt shows the elapsed time, its tool calls and the last.
+    let r = run_repo(
+        PRD,
+        "",
+        &[],
+        r#"{"attempts": [{"run": "echo progress-marker", "sleep_ms": 900, "write": {"out.txt": "x"}}]}"#,
+        false,
+    );
+    let Some(screen) = on_a_terminal(r.path(), &[("NO_COLOR", "1")]) else {
+        return;
+    };
+    assert!(
+        screen.contains("2 tool calls · Bash echo progress-marker"),
+        "{screen:?}"
+    );
+    assert!(screen.contains("0:00"), "{screen:?}");
+    // The minute heartbeat lines are the spinner's job on a terminal.
+    assert!(!screen.contains("still working"), "{screen:?}");
+}

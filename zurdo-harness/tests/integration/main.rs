@@ -15,6 +15,7 @@ mod frozen;
 mod hostile_hints;
 mod hostile_input;
 mod hostile_state;
+mod infra;
 mod interrupt;
 mod leftovers;
 mod live_output;

@@ -262,26 +262,44 @@ Do it.
 #[test]
 fn the_report_quotes_the_agents_errors_and_why_the_agent_could_not_work() {
     use crate::common::{run_repo, zurdo_run};
-    // Logged out, past the probe: each attempt meets the CLI's own error.
-    let r = run_repo(TWO_ATTEMPTS, "", &[], r#"{"auth": "missing"}"#, false);
+    // An error of the agent's own (no failure signature): each attempt
+    // meets it, and the report quotes it.
+    let r = run_repo(
+        TWO_ATTEMPTS,
+        "",
+        &[],
+        r#"{"attempts": [{"error": "The tests would not compile"}]}"#,
+        false,
+    );
     let out = zurdo_run(r.path(), &["--skip-model-check"], &[]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     let out = zurdo(&["report", "prds/p.md"], r.path());
     let md = text(&out.stdout);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(
-        md.contains("- `task-1`: failed, attempts 2/2\n  - agent error at attempts 1, 2: Not logged in · Please run /login\n"),
+        md.contains("- `task-1`: failed, attempts 2/2\n  - agent error at attempts 1, 2: The tests would not compile\n"),
         "{md}"
     );
     assert!(!md.contains("- stopped:"), "the run did not stop: {md}");
 
+    // Logged out, past the probe: the CLI cannot work, the attempt is
+    // dropped and the run stops on it (exit 5), and says why.
+    let r = run_repo(TWO_ATTEMPTS, "", &[], r#"{"auth": "missing"}"#, false);
+    let out = zurdo_run(r.path(), &["--skip-model-check"], &[]);
+    assert_eq!(out.status.code(), Some(5), "{}", text(&out.stderr));
+    let md = text(&zurdo(&["report", "prds/p.md"], r.path()).stdout);
+    assert!(
+        md.contains("- stopped: the agent could not work: `task-1` attempt 1: `claude`: not logged in (the CLI said: Not logged in · Please run /login)\n"),
+        "{md}"
+    );
+
     // Logged out, probed: the run stops before any task, and says why.
     let r = run_repo(TWO_ATTEMPTS, "", &[], r#"{"auth": "missing"}"#, false);
     let out = zurdo_run(r.path(), &[], &[]);
-    assert_eq!(out.status.code(), Some(4), "{}", text(&out.stderr));
+    assert_eq!(out.status.code(), Some(5), "{}", text(&out.stderr));
     let md = text(&zurdo(&["report", "prds/p.md"], r.path()).stdout);
     assert!(
-        md.contains("- stopped: the model probe failed, before any task: `haiku`: the CLI says: Not logged in · Please run /login\n"),
+        md.contains("- stopped: the model probe failed, before any task: `haiku`: not logged in; claude says: Not logged in · Please run /login"),
         "{md}"
     );
 
@@ -296,10 +314,46 @@ fn the_report_quotes_the_agents_errors_and_why_the_agent_could_not_work() {
     )
     .expect("config");
     let out = zurdo_run(r.path(), &["--skip-model-check"], &[]);
-    assert_eq!(out.status.code(), Some(4), "{}", text(&out.stderr));
+    assert_eq!(out.status.code(), Some(5), "{}", text(&out.stderr));
     let md = text(&zurdo(&["report", "prds/p.md"], r.path()).stdout);
     assert!(
         md.contains("- stopped: the agent could not work: `task-1` attempt 1: its CLI `/nonexistent/zurdo-test/claude` could not start: No such file or directory (os error 2)\n"),
         "{md}"
+    );
+}
+
+#[test]
+fn a_run_s_report_groups_its_tasks_by_category() {
+    let prd = "# PRD: cat\n\n\
+        ## Task: task-api — API\n**Effort**: low\n**Depends-on**: []\n**Category**: Backend\n\n\
+        ### Description\nd\n\n### Acceptance Criteria\n- [ ] there [file-exists: api.txt]\n\n\
+        ## Task: task-ui — UI\n**Effort**: low\n**Depends-on**: []\n**Category**: Frontend\n\n\
+        ### Description\nd\n\n### Acceptance Criteria\n- [ ] there [file-exists: ui.txt]\n\n\
+        ## Task: task-misc — Misc\n**Effort**: low\n**Depends-on**: []\n\n\
+        ### Description\nd\n\n### Acceptance Criteria\n- [ ] there [file-exists: misc.txt]\n";
+    let script = r#"{"attempts": [{"write": {"api.txt": "a", "ui.txt": "u", "misc.txt": "m"}}]}"#;
+    let r = crate::common::run_repo(prd, "", &[], script, false);
+    let out = crate::common::zurdo_run(r.path(), &["--skip-model-check"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let state = crate::common::state(r.path());
+    assert_eq!(
+        crate::common::task_state(&state, "task-api")["category"],
+        "Backend"
+    );
+    assert!(crate::common::task_state(&state, "task-misc")
+        .get("category")
+        .is_none());
+    let out = zurdo(&["report", "prds/p.md"], r.path());
+    let report = text(&out.stdout);
+    let at = |s: &str| report.find(s).unwrap_or_else(|| panic!("{s}:\n{report}"));
+    assert!(at("### Backend (1 passed)") < at("`task-api`"), "{report}");
+    assert!(at("### Frontend (1 passed)") < at("`task-ui`"), "{report}");
+    assert!(
+        at("`task-ui`") < at("### Uncategorized (1 passed)"),
+        "{report}"
+    );
+    assert!(
+        at("### Uncategorized (1 passed)") < at("`task-misc`"),
+        "{report}"
     );
 }

@@ -91,27 +91,7 @@ impl Scratch {
             .find(|(c, _)| *c == cli)
             .map(|(_, p)| *p)
             .expect("a known CLI");
-        let tmp = tempfile::tempdir().expect("temp dir");
-        let root = tmp.path().join("repo");
-        let agent = tmp.path().join("agent");
-        std::fs::create_dir_all(root.join(".git")).expect("mark repo root");
-        std::fs::create_dir_all(root.join("prds")).expect("prds");
-        std::fs::create_dir_all(&agent).expect("agent dir");
-        // The wrapper records its pid (= the agent's process group: the agent
-        // runs in a group of its own and `exec` keeps the pid) so a test can
-        // find an agent a killed zurdo left behind.
-        let wrapper = agent.join(format!("{cli}-agent"));
-        std::fs::write(
-            &wrapper,
-            format!(
-                "#!/bin/sh\necho $$ >> '{}'\nexec '{}' stand-in {cli} \"$@\"\n",
-                agent.join("pids").display(),
-                env!("CARGO_BIN_EXE_zurdo")
-            ),
-        )
-        .expect("wrapper");
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        let (tmp, root, agent, _) = crate::common::stand_in_scratch(cli);
         let s = Scratch {
             _tmp: tmp,
             root,
@@ -916,10 +896,11 @@ fn a_failed_model_probe_stops_before_any_task(cli: &'static str) {
     assert!(!s.root.join("out.txt").exists());
     assert!(!s.state_dir().join("lock").exists());
 
-    // --skip-model-check: no probe; the attempt runs (and meets the same
-    // unknown model, so the task fails — but the run got past the probe).
+    // --skip-model-check: no probe; the attempt runs and meets the same
+    // unknown model. A model the CLI cannot use is not the task's failure:
+    // the attempt is dropped, not counted, and the run stops (exit 5).
     let out = s.run(&["--skip-model-check"]);
-    assert_eq!(out.code, 1, "{out}");
+    assert_eq!(out.code, 5, "{out}");
     assert_eq!(s.probes().len(), 1, "no new probe");
     assert_eq!(s.agent_calls().len(), 1);
     assert!(
@@ -927,7 +908,18 @@ fn a_failed_model_probe_stops_before_any_task(cli: &'static str) {
         "{:?}",
         s.event_names()
     );
-    assert_eq!(s.task("task-out")["status"], "failed");
+    assert!(out.stderr.contains("the model is not available"), "{out}");
+    let task = s.task("task-out");
+    assert_eq!(
+        (task["status"].as_str(), task["attempts"].as_u64()),
+        (Some("pending"), Some(0))
+    );
+    let dropped = s
+        .events()
+        .into_iter()
+        .find(|e| e["event"] == "attempt_dropped")
+        .expect("attempt_dropped");
+    assert_eq!(dropped["failure"]["kind"], "model_unavailable");
 }
 
 // ---------------------------------------------------------------------------
@@ -1099,7 +1091,13 @@ fn kill_and_resume(delays: &[u64]) {
         // outlives it (see `a_killed_run_leaves_no_agent_running`): end it
         // so it cannot race the resume.
         orphans.extend(s.kill_leftover_agents());
-        if status.code().is_none() && err.contains("zurdo: running") {
+        // A run whose summary reached stdout had ended (and dropped its
+        // lock) before the kill landed.
+        let ended = !std::fs::read_to_string(s.agent.join(format!("run-{n}.out")))
+            .unwrap_or_default()
+            .trim()
+            .is_empty();
+        if status.code().is_none() && err.contains("zurdo: running") && !ended {
             assert!(
                 s.state_dir().join("lock").exists(),
                 "a SIGKILLed run cannot release its lock\n{history}"

@@ -44,7 +44,7 @@ fn redact(text: &str, root: &Path) -> String {
         out = out.replace(&real.display().to_string(), "[ROOT]");
     }
     out = out.replace(&root.display().to_string(), "[ROOT]");
-    let rules: [(&str, &str); 5] = [
+    let rules: [(&str, &str); 7] = [
         // A report written in the same second as another gets `-2`, `-3`….
         (r"\d{4}-\d\d-\d\dT\d\d[:-]\d\d[:-]\d\dZ(-\d+)?", "[TS]"),
         (r"\b\d+\.\d+s\b", "[SECS]s"),
@@ -52,6 +52,9 @@ fn redact(text: &str, root: &Path) -> String {
         // verify's right-aligned time column
         (r"(?m) +\d+ms$", " [MS]"),
         (r"pid \d+", "pid [PID]"),
+        // A rate limit's wait, and the reset clock a CLI names.
+        (r"waiting \d+:\d\d", "waiting [WAIT]"),
+        (r"resets \d{1,2}(:\d\d)?[ap]m", "resets [CLOCK]"),
     ];
     for (pattern, with) in rules {
         let re = regex::Regex::new(pattern).expect("a valid pattern");
@@ -401,6 +404,53 @@ fn run_live_output_more() {
     .expect("config");
     let gone = run_transcript(root, &["run", "--reset", "--skip-model-check", "prds/p.md"]);
     pin("run-more", format!("{run}\n{report}\n{gone}"));
+}
+
+/// An agent CLI that cannot work, as the live output says it: not logged
+/// in, out of quota after some work, retrying without a network (stopped),
+/// a rate limit waited out; then a failed task given a fresh budget.
+#[test]
+fn run_live_output_infra() {
+    let prd = SMALL_PRD.replace(
+        "**Depends-on**: []",
+        "**Depends-on**: []\n**Max-Attempts**: 1",
+    );
+    let r = run_repo(
+        &prd,
+        "[defaults]\nrate_limit_wait = \"1m\"\n",
+        &[],
+        "{}",
+        false,
+    );
+    let root = r.path();
+    let script = |attempts: serde_json::Value| {
+        let text = crate::common::with_markers(&json!({ "attempts": attempts }).to_string());
+        std::fs::write(root.join(".zurdo/script.json"), text).expect("script");
+        let _ = std::fs::remove_file(root.join(".zurdo/script.json.count"));
+    };
+    let run = |extra: &[&str]| {
+        let mut args = vec!["run", "--no-prompt", "--skip-model-check"];
+        args.extend_from_slice(extra);
+        args.push("prds/p.md");
+        run_transcript(root, &args)
+    };
+    let mut runs = Vec::new();
+    script(json!([{"fail": "auth"}]));
+    runs.push(run(&[]));
+    script(json!([{"write": {"half.txt": "begun\n"}, "fail": "quota"}]));
+    runs.push(run(&[]));
+    script(json!([{"fail": "network"}]));
+    runs.push(run(&[]));
+    script(json!([{"fail": "crash"}]));
+    runs.push(run(&[]));
+    script(json!([{"text": "Nothing to do."}]));
+    runs.push(run(&[]));
+    script(json!([
+        {"fail": {"kind": "rate_limit", "resets_in_s": 1}},
+        {"write": {"out.txt": "x\n"}, "text": "Wrote it."}
+    ]));
+    runs.push(run(&["--retry-failed"]));
+    pin("run-infra", runs.join("\n"));
 }
 
 const SMALL_PRD: &str = "# PRD: small

@@ -262,6 +262,33 @@ impl Dir {
         file.sync_data()
     }
 
+    /// Opens the file `name` (created when missing) for appending, without
+    /// syncing each write: for output streamed as it arrives, to be read
+    /// while it grows. Refused like [`Dir::append`] for a symlink, a FIFO or
+    /// a device; the open file keeps writing where it was opened, whatever
+    /// is later planted at `name`.
+    pub fn open_append(&self, name: &str) -> std::io::Result<File> {
+        let file = self
+            .open_file(
+                name,
+                libc::O_WRONLY | libc::O_APPEND | libc::O_CREAT | libc::O_NONBLOCK,
+            )
+            .map_err(|e| match e.raw_os_error() {
+                Some(libc::ENXIO) => std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    format!("{} is a FIFO, not a file", self.path.join(name).display()),
+                ),
+                _ => e,
+            })?;
+        if !file.metadata()?.is_file() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!("{} is not a regular file", self.path.join(name).display()),
+            ));
+        }
+        Ok(file)
+    }
+
     /// Creates the file `name` holding `bytes`, failing with
     /// `AlreadyExists` when something (a symlink included) is there.
     pub fn create_new(&self, name: &str, bytes: &[u8]) -> std::io::Result<()> {
@@ -414,6 +441,8 @@ mod tests {
         symlink(&victim, repo.path().join("progress.log")).expect("plant");
         let e = root.append("progress.log", b"line\n").expect_err("refused");
         assert!(e.to_string().contains("is a symlink"), "{e}");
+        let e = root.open_append("progress.log").expect_err("refused");
+        assert!(e.to_string().contains("is a symlink"), "{e}");
         assert_eq!(std::fs::read_to_string(&victim).expect("read"), "precious");
         // Reading through one is refused too.
         assert!(matches!(
@@ -424,6 +453,14 @@ mod tests {
         root.append("log", b"a\n").expect("append");
         root.append("log", b"b\n").expect("append");
         assert_eq!(root.read("log", 100).expect("read"), b"a\nb\n");
+        {
+            use std::io::Write;
+            let mut open = root.open_append("log").expect("open");
+            open.write_all(b"c\n").expect("write");
+        }
+        assert_eq!(root.read("log", 100).expect("read"), b"a\nb\nc\n");
+        root.replace("log", b"a\nb\n", Durability::Unsynced)
+            .expect("replace");
         root.create_new("lock", b"1").expect("create");
         let again = root.create_new("lock", b"2").expect_err("exists");
         assert_eq!(again.kind(), std::io::ErrorKind::AlreadyExists);

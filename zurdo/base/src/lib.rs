@@ -12,6 +12,8 @@
 //!   secret kept outside every repository).
 //! - [`process`]: a process's identity beyond its reusable pid.
 //! - [`time`]: the RFC 3339 timestamps every record carries.
+//! - [`zone`]: civil dates and the system's time zones (a local or zoned
+//!   wall-clock time turned into an instant).
 //! - [`text`]: cutting text to a budget on character boundaries, one-line
 //!   summaries, terminal escapes removed.
 
@@ -21,3 +23,4 @@ pub mod mac;
 pub mod process;
 pub mod text;
 pub mod time;
+pub mod zone;

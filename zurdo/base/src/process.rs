@@ -24,15 +24,38 @@ pub fn boot_id() -> String {
         .to_string()
 }
 
-/// `(process group, start time in ticks)` of `pid`, from `/proc/<pid>/stat`.
-pub fn stat(pid: u32) -> Option<(u32, u64)> {
+/// The fields of `/proc/<pid>/stat` after the command name, its state
+/// first.
+fn stat_fields(pid: u32) -> Option<Vec<String>> {
     let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // The command name is in parentheses and may hold spaces or parentheses.
     let (_, rest) = text.rsplit_once(") ")?;
-    let fields: Vec<&str> = rest.split_whitespace().collect();
+    Some(rest.split_whitespace().map(str::to_string).collect())
+}
+
+/// `(process group, start time in ticks)` of `pid`, from `/proc/<pid>/stat`.
+pub fn stat(pid: u32) -> Option<(u32, u64)> {
+    let fields = stat_fields(pid)?;
     let pgrp = fields.get(2)?.parse().ok()?;
     let start = fields.get(19)?.parse().ok()?;
     Some((pgrp, start))
+}
+
+/// True while some process of the process group `group` has not exited
+/// (a zombie has), from `/proc`.
+pub fn group_running(group: u32) -> bool {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return false;
+    };
+    entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .any(|pid| {
+            stat_fields(pid).is_some_and(|f| {
+                let live = f.first().is_some_and(|s| s != "Z" && s != "X");
+                live && f.get(2).and_then(|g| g.parse::<u32>().ok()) == Some(group)
+            })
+        })
 }
 
 /// The identity of the live process `pid`.
@@ -105,5 +128,12 @@ mod tests {
             .duration_since(started)
             .expect("in the past");
         assert!(age < Duration::from_secs(3600), "{age:?}");
+    }
+
+    #[test]
+    fn a_group_runs_while_a_member_has_not_exited() {
+        let (group, _) = stat(std::process::id()).expect("/proc");
+        assert!(group_running(group), "this process is in its group");
+        assert!(!group_running(u32::MAX), "no such group");
     }
 }

@@ -10,6 +10,11 @@ pub fn parse(text: &str) -> Option<std::time::SystemTime> {
     humantime::parse_rfc3339(text).ok()
 }
 
+/// `at` as RFC 3339 UTC with seconds.
+pub fn format(at: std::time::SystemTime) -> String {
+    humantime::format_rfc3339_seconds(at).to_string()
+}
+
 /// Now, made safe for a file name (`2026-11-30T09-58-00Z`).
 pub fn now_for_file_name() -> String {
     now().replace(':', "-")

@@ -49,6 +49,8 @@ pub use claude::CLAUDE;
 pub use codex::CODEX;
 pub use copilot::COPILOT;
 pub use gemini::GEMINI;
+pub use reader::Live;
+pub(crate) use reader::{event_of, field, picks, text_in};
 pub use rules::{
     CostRule, EndRule, ErrorRule, Fold, Input, Is, Items, Level, ModelAt, ModelRule, On, Path,
     Test, Text, TextMode, TextRule, ToolRule, UsageRule, Verdict, Vocabulary,

@@ -61,6 +61,91 @@ pub(super) fn apply(vocab: &Vocabulary, stdout: &str, stderr: &str) -> AgentRepo
     }
 }
 
+/// A stream read as it arrives, one line at a time: what the agent has done
+/// so far (tool calls, the last one, its latest text), for a heartbeat.
+/// It reads with the same table and rules as [`apply`]; a pretty-printed
+/// object spread over lines is not read here (no stream zurdo asks for
+/// is printed that way).
+pub struct Live {
+    reader: Reader<'static>,
+    events: usize,
+}
+
+impl std::fmt::Debug for Live {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Live")
+            .field("events", &self.events)
+            .field("tool_calls", &self.reader.calls.len())
+            .finish()
+    }
+}
+
+impl Live {
+    /// A reader of a stream in `vocab`.
+    pub fn new(vocab: &'static Vocabulary) -> Live {
+        Live {
+            reader: Reader::new(vocab),
+            events: 0,
+        }
+    }
+
+    /// Reads one line of stdout (without its newline); the event it held,
+    /// when it was one.
+    pub fn line(&mut self, line: &str) -> Option<Value> {
+        let event = event_of(line)?;
+        self.events += 1;
+        self.reader.event(&event);
+        Some(event)
+    }
+
+    /// JSON events read so far.
+    pub fn events(&self) -> usize {
+        self.events
+    }
+
+    /// The tool calls so far.
+    pub fn tool_calls(&self) -> &[ToolCall] {
+        &self.reader.calls
+    }
+
+    /// The latest assistant text.
+    pub fn last_text(&self) -> Option<&str> {
+        self.reader
+            .result_text
+            .as_deref()
+            .or(self.reader.message_text.as_deref())
+            .filter(|t| !t.trim().is_empty())
+    }
+}
+
+/// One line as an event: a JSON object on that line, else `None`.
+pub(crate) fn event_of(line: &str) -> Option<Value> {
+    let trimmed = line.trim();
+    if !trimmed.starts_with('{') {
+        return None;
+    }
+    match serde_json::from_str::<Value>(trimmed) {
+        Ok(value @ Value::Object(_)) => Some(value),
+        _ => None,
+    }
+}
+
+/// Whether `on` picks `event` out, reading its kind where `vocab` says.
+pub(crate) fn picks(vocab: &Vocabulary, on: &On, event: &Value) -> bool {
+    let kind = get(event, vocab.kind).and_then(Value::as_str).unwrap_or("");
+    on.kinds.contains(&kind) && passes(event, on.tests)
+}
+
+/// The text `at` finds in `event`.
+pub(crate) fn text_in(at: &Text, event: &Value) -> Option<String> {
+    text_at(at, event)
+}
+
+/// The value at `path` in `event`.
+pub(crate) fn field(event: &Value, path: Path) -> Option<&Value> {
+    get(event, path)
+}
+
 /// A captured output split into JSON objects and the other lines (blank
 /// ones included, in order).
 struct Parsed<'a> {
@@ -140,10 +225,7 @@ impl<'v> Reader<'v> {
     }
 
     fn matches(&self, on: &On, event: &Value) -> bool {
-        let kind = get(event, self.vocab.kind)
-            .and_then(Value::as_str)
-            .unwrap_or("");
-        on.kinds.contains(&kind) && passes(event, on.tests)
+        picks(self.vocab, on, event)
     }
 
     fn event(&mut self, event: &Value) {
@@ -329,6 +411,7 @@ fn holds(value: Option<&Value>, is: Is) -> bool {
         Is::Prefix(p) => value
             .and_then(Value::as_str)
             .is_some_and(|v| v.starts_with(p)),
+        Is::Contains(p) => value.and_then(Value::as_str).is_some_and(|v| v.contains(p)),
         Is::True => value == Some(&Value::Bool(true)),
         Is::NotTrue => value != Some(&Value::Bool(true)),
         Is::Absent => value.is_none(),
@@ -508,6 +591,33 @@ mod tests {
         assert_eq!(r.non_json_lines, 4); // blank lines are not counted
         assert_eq!(r.final_text.as_deref(), Some("hi"));
         assert_eq!(r.error, None);
+    }
+
+    #[test]
+    fn a_stream_read_line_by_line_says_what_the_whole_read_says() {
+        use crate::agent::vocabulary::{vocabulary, Live};
+        for stream in [
+            include_str!(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/tests/fixtures/streams/public-codex-stream-output-2.jsonl"
+            )),
+            include_str!(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/tests/fixtures/streams/public-codex-stream-output-3.jsonl"
+            )),
+        ] {
+            let whole = read(Provider::OpenAi, stream, "");
+            let mut live = Live::new(vocabulary(Provider::OpenAi));
+            for line in stream.lines() {
+                live.line(line);
+            }
+            assert_eq!(live.events(), whole.events);
+            assert_eq!(live.tool_calls(), whole.tool_calls.as_slice());
+            assert_eq!(live.last_text(), whole.final_text.as_deref());
+        }
+        let mut live = Live::new(vocabulary(Provider::OpenAi));
+        assert!(live.line("not json").is_none() && live.line("[1]").is_none());
+        assert_eq!(live.events(), 0);
     }
 
     #[test]

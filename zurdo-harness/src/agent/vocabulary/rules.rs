@@ -21,6 +21,8 @@ pub enum Is {
     Not(&'static str),
     /// A string starting with the prefix.
     Prefix(&'static str),
+    /// A string containing the text.
+    Contains(&'static str),
     /// `true`.
     True,
     /// Anything but `true` (absent, null and `false` included).

@@ -8,9 +8,9 @@ use options::{usage_error, OPTIONS, TOOLS};
 
 use super::argv::{self, Parsed};
 use super::{
-    cwd, drive, emit, emit_raw, env_is, error_text, euid, load_script, piped_stdin, share,
-    shell_quote, Agent, Auth, ErrorKind, Ids, Invocation, ModelStatus, Op, Outcome, Tokens, Tool,
-    ToolEnd,
+    clock12, cwd, drive, emit, emit_raw, env_is, error_text, euid, load_script, piped_stdin, share,
+    shell_quote, Agent, Auth, ErrorKind, FailKind, Failing, Ids, Invocation, ModelStatus, Op,
+    Outcome, Tokens, Tool, ToolEnd,
 };
 
 const VERSION: &str = "2.1.197";
@@ -383,6 +383,33 @@ impl Claude {
         u8::from(r.is_error)
     }
 
+    /// A turn that ends on an API error: the synthetic assistant message
+    /// carrying it, then the `is_error` result.
+    fn api_error(&mut self, mut line: ResultLine, text: &str, code: &str, status: Value) -> u8 {
+        self.synthetic(text, code);
+        line.is_error = true;
+        line.api_error_status = status;
+        line.text = text.to_string();
+        line.stop_reason = "stop_sequence";
+        line.terminal_reason = "api_error";
+        self.result(line)
+    }
+
+    /// The result line an attempt ending now would write.
+    fn result_of(&self, o: &Outcome) -> ResultLine {
+        ResultLine {
+            subtype: "success",
+            duration_ms: o.elapsed_ms.max(1),
+            turns_used_api: true,
+            num_turns: o.steps + 1,
+            stop_reason: "end_turn",
+            terminal_reason: "completed",
+            cost: o.cost_usd.unwrap_or(0.0),
+            usage: o.usage,
+            ..ResultLine::default()
+        }
+    }
+
     /// A run that fails at its first API call (not logged in, bad model).
     fn api_failure(&mut self, text: &str, error: &str, status: Value) -> u8 {
         self.init();
@@ -567,6 +594,58 @@ impl Agent for Claude {
         }));
     }
 
+    fn cannot_work(&mut self, inv: &Invocation, f: &Failing, o: &Outcome) -> u8 {
+        let line = self.result_of(o);
+        match f.kind {
+            // CLI-NOTES §5 (cited): result api_error_status 429.
+            FailKind::Quota => self.api_error(
+                line,
+                "You've hit your monthly spend limit. Switch to another model to continue.",
+                "billing_error",
+                json!(429),
+            ),
+            FailKind::RateLimit => match f.resets_at {
+                Some(at) => {
+                    // The stream's own reset time (desplega-ai/agent-swarm#508),
+                    // then the text (anthropics/claude-code#23236).
+                    if self.stream() {
+                        let uuid = self.ids.uuid(4);
+                        emit(&json!({
+                            "type": "rate_limit_event",
+                            "rate_limit_info": {"status": "rejected", "resetsAt": at, "rateLimitType": "five_hour", "overageStatus": "rejected", "isUsingOverage": false},
+                            "uuid": uuid,
+                            "session_id": self.session,
+                        }));
+                    }
+                    let text = format!("You've hit your limit · resets {} (UTC)", clock12(at));
+                    self.api_error(line, &text, "rate_limit", json!(429))
+                }
+                // anthropics/claude-code#6119.
+                None => self.api_error(
+                    line,
+                    r#"API Error: 429 {"type":"error","error":{"type":"rate_limit_error","message":"This request would exceed your account's rate limit. Please try again later."}}"#,
+                    "rate_limit",
+                    json!(429),
+                ),
+            },
+            // real-runs/claude-fakekey-long: ten retries (0.5 s to 40 s
+            // apart there), then ConnectionRefused.
+            FailKind::Network => {
+                for n in 1..=10 {
+                    self.retry(n);
+                    std::thread::sleep(std::time::Duration::from_millis(300));
+                }
+                self.api_error(
+                    line,
+                    "API Error: Unable to connect to API (ConnectionRefused)",
+                    "server_error",
+                    Value::Null,
+                )
+            }
+            FailKind::Auth | FailKind::Crash => self.auth_missing(inv),
+        }
+    }
+
     fn finish(&mut self, _inv: &Invocation, o: &Outcome) -> u8 {
         let cost = o.cost_usd.unwrap_or_else(|| {
             o.usage.map_or(0.0, |u| {
@@ -617,13 +696,7 @@ impl Agent for Claude {
                 ErrorKind::Model => ("model_not_found", json!(404)),
                 ErrorKind::Other => ("unknown", Value::Null),
             };
-            self.synthetic(&text, code);
-            line.is_error = true;
-            line.api_error_status = status;
-            line.text = text;
-            line.stop_reason = "stop_sequence";
-            line.terminal_reason = "api_error";
-            return self.result(line);
+            return self.api_error(line, &text, code, status);
         }
         if !o.text.is_empty() {
             self.assistant(json!([{"type": "text", "text": o.text}]), "end_turn");

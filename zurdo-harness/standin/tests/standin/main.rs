@@ -3,6 +3,7 @@
 //! event streams, and the script that drives them. One test binary, a
 //! module per concern.
 
+mod fail;
 mod markers;
 mod script;
 mod streams;
