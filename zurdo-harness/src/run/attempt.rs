@@ -136,12 +136,21 @@ impl Run {
 
     /// The `# Where to look` section for `task` from Pyxis, refreshed from
     /// the tree as it is now (empty when Pyxis is off or nothing matches).
-    /// A failed save of the index is said and changes nothing else.
+    /// An `index.json` not believed when first read (said once per run:
+    /// it was rebuilt from the files) and a failed save of the index are
+    /// said, and change nothing else.
     fn where_to_look(&mut self, task: &Task) -> String {
         let Some(retriever) = self.pyxis.as_mut() else {
             return String::new();
         };
+        let first = !retriever.has_read();
         let refreshed = retriever.refresh(self.ctx.verifier.root());
+        if let (true, zurdo_pyxis::Loaded::Distrusted(why)) = (first, &refreshed.loaded) {
+            self.events.emit(Event::IndexDistrusted {
+                path: zurdo_pyxis::index::PATH.to_string(),
+                why: why.clone(),
+            });
+        }
         if let Some(e) = refreshed.save_error {
             self.events.emit(Event::CannotWrite {
                 path: zurdo_pyxis::index::PATH.to_string(),

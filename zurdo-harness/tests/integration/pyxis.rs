@@ -202,3 +202,93 @@ fn index_reads_only_what_changed_and_a_forged_index_is_not_believed() {
         "the forged words: {doc:#}"
     );
 }
+
+/// The index as zurdo wrote it for `root`, then forged: `docs/colours.md`
+/// (whose hash is kept, so a refresh that believed the entry would keep
+/// it) claims every word of `src/budget.rs`, ten times over. Returns the
+/// MAC of the genuine document, which the forger can copy but not redo.
+fn forge(root: &Path) -> String {
+    let (mut index, _) = zurdo_pyxis::open(root);
+    let genuine = std::fs::read(root.join(zurdo_pyxis::index::PATH)).expect("index.json");
+    let genuine: serde_json::Value = serde_json::from_slice(&genuine).expect("JSON");
+    let budget = index.files["src/budget.rs"].terms.clone();
+    let colours = index
+        .files
+        .get_mut("docs/colours.md")
+        .expect("docs/colours.md is indexed");
+    for (term, count) in budget {
+        colours.terms.insert(term, count * 10);
+    }
+    index.save(root).expect("save the forged index");
+    genuine["mac"].as_str().expect("a MAC").to_string()
+}
+
+fn where_to_look(root: &Path) -> String {
+    let first = prompt(root, 1);
+    first
+        .split_once("# Where to look\n")
+        .map(|(_, s)| s.to_string())
+        .unwrap_or_else(|| panic!("no Where to look section:\n{first}"))
+}
+
+#[test]
+fn a_run_does_not_believe_a_tampered_index() {
+    // The control: the same forged entries under a MAC that checks (as
+    // only zurdo, holding the user's key, can write) are believed, and
+    // steer the section. So the forgery below would show if it were read.
+    let control = run_repo(PRD, "[pyxis]\nenabled = true\n", FILES, SCRIPT, true);
+    forge(control.path());
+    let out = zurdo_run(control.path(), &["--skip-model-check"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(!text(&out.stderr).contains("was not believed"));
+    let believed = where_to_look(control.path());
+    assert!(believed.contains("`docs/colours.md`"), "{believed}");
+
+    // Tampered: the same forged document, carrying the genuine file's MAC.
+    let r = run_repo(PRD, "[pyxis]\nenabled = true\n", FILES, SCRIPT, true);
+    let mac = forge(r.path());
+    let path = r.path().join(zurdo_pyxis::index::PATH);
+    let mut doc: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&path).expect("index.json")).expect("JSON");
+    doc["mac"] = serde_json::Value::String(mac);
+    std::fs::write(&path, serde_json::to_vec(&doc).expect("JSON")).expect("tamper");
+    assert!(matches!(
+        zurdo_pyxis::Index::load(r.path()).1,
+        zurdo_pyxis::Loaded::Distrusted(_)
+    ));
+
+    let out = zurdo_run(r.path(), &["--skip-model-check"], &[]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_eq!(
+        stderr.matches("was not believed").count(),
+        1,
+        "said once: {stderr}"
+    );
+    assert!(
+        stderr
+            .contains("warning: .zurdo/pyxis/index.json was not believed (its MAC does not check"),
+        "{stderr}"
+    );
+    let section = where_to_look(r.path());
+    assert!(
+        section.contains("1. `src/budget.rs` — defines `budget::RetryBudget`"),
+        "{section}"
+    );
+    assert!(
+        !section.contains("colours.md"),
+        "the forged entry: {section}"
+    );
+    let log = std::fs::read_to_string(state_dir(r.path()).join("progress.log")).expect("log");
+    assert!(
+        log.lines()
+            .any(|l| l.contains("\"event\":\"index_distrusted\"") && l.contains("MAC")),
+        "{log}"
+    );
+    // Rebuilt from the files and saved again, under a MAC that checks.
+    let (rebuilt, loaded) = zurdo_pyxis::Index::load(r.path());
+    assert_eq!(loaded, zurdo_pyxis::Loaded::Trusted);
+    assert!(!rebuilt.files["docs/colours.md"]
+        .terms
+        .contains_key("budget"));
+}

@@ -469,6 +469,12 @@ impl Retriever {
         }
     }
 
+    /// True once the first refresh has read `index.json` (what became of
+    /// it is [`Refreshed::loaded`], the same on every later refresh).
+    pub fn has_read(&self) -> bool {
+        self.pyxis.is_some()
+    }
+
     /// The index as the last refresh left it (empty before the first).
     pub fn index(&self) -> &Index {
         static EMPTY: std::sync::OnceLock<Index> = std::sync::OnceLock::new();
@@ -589,6 +595,42 @@ mod tests {
         assert_eq!(loaded, index);
         let (_, again) = open(dir.path());
         assert_eq!((again.refresh.read, again.refresh.reused), (0, 3));
+    }
+
+    #[test]
+    fn the_same_tree_gives_the_same_index_json_byte_for_byte() {
+        // Files written in opposite orders (so directory order and mtimes
+        // differ), indexed by two processes' worth of state: one document.
+        let files: Vec<(String, String)> = (0..30)
+            .map(|i| {
+                (
+                    format!("src/m{i}/mod_{i}.rs"),
+                    format!("pub struct Thing{i};\nimpl Thing{i} {{ pub fn run_{i}(&self) {{}} }}\n// zeta alpha {i}\n"),
+                )
+            })
+            .chain([("README.md".to_string(), "# Tool\nalpha beta gamma\n".to_string())])
+            .collect();
+        let write = |order: &mut dyn Iterator<Item = &(String, String)>| {
+            let dir = tempfile::tempdir().expect("temp");
+            std::fs::create_dir_all(dir.path().join(".git")).expect("git");
+            for (path, body) in order {
+                let full = dir.path().join(path);
+                std::fs::create_dir_all(full.parent().expect("parent")).expect("mkdir");
+                std::fs::write(full, body).expect("write");
+            }
+            dir
+        };
+        let a = write(&mut files.iter());
+        let b = write(&mut files.iter().rev());
+        let (index_a, _) = open(a.path());
+        let (index_b, _) = open(b.path());
+        assert_eq!(index_a, index_b);
+        let bytes_a = std::fs::read(a.path().join(PATH)).expect("index a");
+        let bytes_b = std::fs::read(b.path().join(PATH)).expect("index b");
+        assert!(bytes_a == bytes_b, "the two index.json differ");
+        // Saved again unchanged: the same bytes.
+        index_a.save(a.path()).expect("save");
+        assert!(std::fs::read(a.path().join(PATH)).expect("again") == bytes_a);
     }
 
     #[test]
