@@ -7,10 +7,41 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 /// zurdo makes a PRD executable: it validates the PRD's grammar, verifies
 /// its acceptance criteria, and drives coding agents task by task.
 #[derive(Debug, Parser)]
-#[command(name = "zurdo", version, about, long_about = None, propagate_version = true)]
+#[command(
+    name = "zurdo",
+    version,
+    about,
+    long_about = None,
+    propagate_version = true,
+    args_conflicts_with_subcommands = true,
+    arg_required_else_help = true,
+    override_usage = "zurdo <COMMAND>\n       zurdo --analyze <PRD>..."
+)]
 pub struct Cli {
+    /// The same as `zurdo analyze <PRD>...`.
+    #[arg(long, value_name = "PRD", num_args = 1..)]
+    pub analyze: Vec<PathBuf>,
+
     #[command(subcommand)]
-    pub command: Command,
+    pub command: Option<Command>,
+}
+
+impl Cli {
+    /// The command to run: the subcommand, or `analyze` for `--analyze`
+    /// (`None` when neither was given).
+    pub fn into_command(self) -> Option<Command> {
+        match self.command {
+            Some(command) => Some(command),
+            None if !self.analyze.is_empty() => Some(Command::Analyze(AnalyzeArgs {
+                prds: self.analyze,
+                format: Format::Human,
+                fix: false,
+                yes: false,
+                rounds: DEFAULT_ROUNDS,
+            })),
+            None => None,
+        }
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -21,6 +52,20 @@ pub enum Command {
     /// lint warnings. Exits 0 when every PRD is valid (warnings allowed) and 2
     /// when any has an error or cannot be read.
     Validate(ValidateArgs),
+
+    /// Review PRDs before spending on them: validate, lessons the criteria
+    /// ignore, and the analyzer's critique.
+    ///
+    /// Everything `validate` reports, plus `unaddressed-lesson` (a lesson of
+    /// the library that matches a task while its criteria ignore it), plus,
+    /// with [roles.analyzer], a critique: criteria too vague to verify, hints
+    /// that prove nothing, criteria that miss their requirement, missing
+    /// negative cases. A finding that cites a line or file the PRD and the
+    /// repository do not have is dropped unread. With --fix the analyzer
+    /// proposes edits; each must validate and weaken nothing, and is shown
+    /// as a diff and written with --yes or on confirmation. Exits 0 when
+    /// clean, 1 on warnings or findings, 2 on an invalid PRD.
+    Analyze(AnalyzeArgs),
 
     /// Run every acceptance criterion of a PRD against the working tree now.
     ///
@@ -41,6 +86,20 @@ pub enum Command {
     /// blocked, 2 bad PRD or config, 3 refused (another run holds the lock),
     /// 4 the PRD changed since the saved state, or a model probe failed.
     Run(RunArgs),
+
+    /// Heal criteria whose hints, not the work, made a run fail.
+    ///
+    /// Lists the candidates from the run state (heal routings, criteria that
+    /// failed because a command was not found, a test filter selected
+    /// nothing, a path never existed, a server never answered) and the
+    /// lessons that match them. With [roles.analyzer] (or --line/--with) a
+    /// corrected line is checked (it validates and weakens nothing), run on
+    /// the working tree, shown as a diff and written with --yes or on
+    /// confirmation; prd.json's hash of the PRD moves with it, so the next
+    /// `zurdo run` resumes. Exits 0 when nothing is left to heal, 1 when
+    /// candidates remain, 2 on a bad PRD or record, 3 when a run holds the
+    /// PRD, 4 when the PRD changed since its run state was written.
+    Heal(HealArgs),
 
     /// Run the whole loop on an embedded example with a scripted stand-in
     /// agent: nothing to install, nothing spent.
@@ -147,7 +206,7 @@ pub struct SentinelArgs {
 pub enum Format {
     /// Readable lines.
     Human,
-    /// One JSON document on stdout: the parsed model, errors and lints.
+    /// One JSON document on stdout (each command documents its fields).
     Json,
 }
 
@@ -160,6 +219,72 @@ pub struct ValidateArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
+}
+
+/// `--fix` rounds when `--rounds` is not given.
+pub const DEFAULT_ROUNDS: u32 = 2;
+
+#[derive(Debug, Args)]
+pub struct AnalyzeArgs {
+    /// PRD files to analyze.
+    #[arg(required = true, value_name = "PRD")]
+    pub prds: Vec<PathBuf>,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+
+    /// Ask the analyzer for edits that fix its findings; each is checked,
+    /// shown as a diff and written on confirmation (the trail goes to
+    /// .zurdo/<slug>/analyze-iterations/).
+    #[arg(long)]
+    pub fix: bool,
+
+    /// With --fix: write every edit that passes the checks without asking.
+    #[arg(long, requires = "fix")]
+    pub yes: bool,
+
+    /// With --fix: rounds at most; a later round asks again only for the
+    /// edits zurdo refused, telling the analyzer why.
+    #[arg(long, requires = "fix", value_name = "N", default_value_t = DEFAULT_ROUNDS,
+          value_parser = clap::value_parser!(u32).range(1..=10))]
+    pub rounds: u32,
+}
+
+#[derive(Debug, Args)]
+pub struct HealArgs {
+    /// The PRD whose criteria to heal.
+    #[arg(value_name = "PRD")]
+    pub prd: PathBuf,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+
+    /// List the candidates only; ask the analyzer nothing.
+    #[arg(long, conflicts_with_all = ["yes", "line"])]
+    pub list: bool,
+
+    /// Accept every heal that passes the checks without asking.
+    #[arg(long)]
+    pub yes: bool,
+
+    /// Only this task's candidates.
+    #[arg(long = "task", value_name = "TASK-ID")]
+    pub task: Option<String>,
+
+    /// Heal this criterion line yourself, with --with (the same checks apply).
+    #[arg(long, value_name = "LINE", requires = "with")]
+    pub line: Option<usize>,
+
+    /// With --line: the criterion line to put in its place, `- [ ] <title> [hint]…`.
+    #[arg(
+        long = "with",
+        value_name = "CRITERION",
+        requires = "line",
+        allow_hyphen_values = true
+    )]
+    pub with: Option<String>,
 }
 
 #[derive(Debug, Args)]

@@ -37,6 +37,9 @@ pub struct Config {
     pub analyzer: Option<Role>,
     /// The reasoner role, when configured.
     pub reasoner: Option<Role>,
+    /// `[roles.challenger]`, when configured: the model that tries to
+    /// refute a passing attempt.
+    pub challenger: Option<ChallengerConfig>,
     /// The reason subsystem: stalls, diagnosis, lessons.
     pub reason: ReasonConfig,
     /// `[vela] idle_minutes`: the watcher exits after this long with no change.
@@ -87,6 +90,27 @@ impl Default for ReasonConfig {
             timeout: Duration::from_secs(600),
         }
     }
+}
+
+/// `[roles.challenger]`: who challenges a passing attempt, and its budgets.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChallengerConfig {
+    /// Whose CLI and which model.
+    pub role: Role,
+    /// How the provider or model was chosen when the table left them out.
+    pub chosen: Option<String>,
+    /// Challenger calls at most per run.
+    pub max_calls_per_run: u32,
+    /// Challenger calls at most per task (one per passing attempt).
+    pub max_calls_per_task: u32,
+    /// One call's limit.
+    pub timeout: Duration,
+    /// One probe's limit.
+    pub probe_seconds: u64,
+    /// Run probes without bubblewrap where it is missing (default false:
+    /// a probe is a command a model wrote after reading the agent's diff,
+    /// so it runs only sandboxed unless you say otherwise).
+    pub unsandboxed_probes: bool,
 }
 
 /// A model used for a role other than executing (analysis, diagnosis).
@@ -252,6 +276,10 @@ impl Config {
         let verification = VerificationConfig::parse(text)?;
         let analyzer = role(&raw.roles.analyzer)?;
         let reasoner = role(&raw.roles.reasoner)?;
+        let challenger = match &raw.roles.challenger {
+            Some(c) => Some(challenger_config(c, executor, &effort_map, &provider, &at)?),
+            None => None,
+        };
         let reason = reason_config(&raw.reason, &at)?;
         let idle_minutes = limits::check_count(
             "[vela]",
@@ -288,6 +316,7 @@ impl Config {
             rate_limit_wait,
             analyzer,
             reasoner,
+            challenger,
             reason,
             vela_idle,
             skill_paths,
@@ -359,6 +388,105 @@ fn reason_config(
         extract_lessons: raw.extract_lessons,
         max_lessons: *raw.max_lessons.get_ref(),
         timeout,
+    })
+}
+
+/// `[roles.challenger]`, checked. Without `provider`, the first provider
+/// other than the executor that has an effort map (the author never grades
+/// its own work); without `model`, that provider's `high` model.
+fn challenger_config(
+    raw: &RawChallenger,
+    executor: Provider,
+    effort_map: &BTreeMap<Provider, BTreeMap<String, String>>,
+    provider: &dyn Fn(&Spanned<String>) -> Result<Provider, String>,
+    at: &dyn Fn(std::ops::Range<usize>, String) -> String,
+) -> Result<ChallengerConfig, String> {
+    let mut chosen = Vec::new();
+    let who = match &raw.provider {
+        Some(p) => provider(p)?,
+        None => {
+            let other = Provider::ALL
+                .iter()
+                .copied()
+                .find(|p| *p != executor && effort_map.contains_key(p))
+                .ok_or_else(|| {
+                    format!(
+                        "[roles.challenger] names no provider and no provider but the executor ({}) has an effort map: add provider = \"<name>\" and model = \"<model>\" (the executor's own provider is allowed, though a different one is the point)",
+                        executor.name()
+                    )
+                })?;
+            chosen.push(format!(
+                "provider {} (the first configured that is not the executor)",
+                other.name()
+            ));
+            other
+        }
+    };
+    let model = match &raw.model {
+        Some(m) if !m.trim().is_empty() => m.trim().to_string(),
+        Some(_) => return Err("[roles.challenger] model is empty".to_string()),
+        None => {
+            let high = effort_map
+                .get(&who)
+                .and_then(|m| m.get("high"))
+                .ok_or_else(|| {
+                    format!(
+                        "[roles.challenger] names no model and [effort_map.{}] has no `high`: add model = \"<model>\"",
+                        who.name()
+                    )
+                })?;
+            chosen.push(format!("model {high} ([effort_map.{}] high)", who.name()));
+            high.clone()
+        }
+    };
+    let count_of = |key: &str, value: &Option<Spanned<u32>>, default: u32, max: u32| match value {
+        Some(v) => count("[roles.challenger]", key, v, 0, max)
+            .map(|_| *v.get_ref())
+            .map_err(|m| at(v.span(), m)),
+        None => Ok(default),
+    };
+    let max_calls_per_run = count_of(
+        "max_calls_per_run",
+        &raw.max_calls_per_run,
+        20,
+        limits::MAX_PER_RUN,
+    )?;
+    let max_calls_per_task = count_of(
+        "max_calls_per_task",
+        &raw.max_calls_per_task,
+        3,
+        limits::MAX_ATTEMPTS,
+    )?;
+    let timeout = match &raw.timeout {
+        Some(t) => duration("[roles.challenger] timeout", t).map_err(|m| at(t.span(), m))?,
+        None => Duration::from_secs(600),
+    };
+    let probe_seconds = match &raw.probe_seconds {
+        Some(s) => {
+            limits::check_count(
+                "[roles.challenger]",
+                "probe_seconds",
+                *s.get_ref(),
+                1,
+                limits::MAX_DURATION_SECONDS,
+                Some("7 days"),
+            )
+            .map_err(|m| at(s.span(), m))?;
+            *s.get_ref()
+        }
+        None => 60,
+    };
+    Ok(ChallengerConfig {
+        role: Role {
+            provider: who,
+            model,
+        },
+        chosen: (!chosen.is_empty()).then(|| chosen.join(", ")),
+        max_calls_per_run,
+        max_calls_per_task,
+        timeout,
+        probe_seconds,
+        unsandboxed_probes: raw.unsandboxed_probes,
     })
 }
 
@@ -541,6 +669,20 @@ impl Default for RawReason {
 struct RawRoles {
     analyzer: Option<RawRole>,
     reasoner: Option<RawRole>,
+    challenger: Option<RawChallenger>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawChallenger {
+    provider: Option<Spanned<String>>,
+    model: Option<String>,
+    max_calls_per_run: Option<Spanned<u32>>,
+    max_calls_per_task: Option<Spanned<u32>>,
+    timeout: Option<Spanned<String>>,
+    probe_seconds: Option<Spanned<u64>>,
+    #[serde(default)]
+    unsandboxed_probes: bool,
 }
 
 #[derive(Deserialize)]
@@ -607,6 +749,13 @@ rate_limit_wait = "15m" # a rate-limited CLI is waited out up to this long (no a
 #
 # The reason subsystem (diagnosis of stalls, lessons from recoveries) is opt in: add
 # [roles.reasoner] (or [roles.analyzer]) and a [reason] table by hand; see docs/reason.md.
+#
+# The challenger (opt in): after an attempt passes, a model that did not write the code tries
+# to refute it; only a finding whose probe zurdo runs and sees fail can fail the attempt.
+# With the table alone it is the first other provider with an effort map, at its `high` model.
+# [roles.challenger]
+# provider = "openai"
+# model = "gpt-5.4"
 
 # Vela, the optional index watcher (`zurdo vela start`), exits after this long with no change.
 # [vela]
@@ -627,6 +776,7 @@ protected_paths = []         # globs no task may modify
 regression_guard = "run-end" # re-check passed tasks: "run-end", "each-task" (after every passing attempt) or "off"
 # require_red_first = true   # a task green before any agent ran ends `unproven`, not `passed`
 # sealed = "~/.config/zurdo/sealed/app.md"  # criteria the agent never sees (outside the repository)
+# agent_sandbox = "bubblewrap"  # the agent CLI under bwrap: sealed file and zurdo's key unreadable, .zurdo/ and .git/ read-only
 
 # The coverage gate (opt in): the share of a task's changed code lines its tests executed, read from
 # the reports the criteria's own commands write (lcov, Cobertura XML, coverage.py JSON, Go profiles).
@@ -670,6 +820,57 @@ pub fn template_with(defaults: &[(Provider, [String; 3], String)]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_challenger_defaults_to_another_provider_and_its_high_model() {
+        let base =
+            "[executor]\nprovider = \"anthropic\"\n[effort_map.anthropic]\nhigh = \"opus\"\n";
+        let c = Config::parse(&format!(
+            "{base}[effort_map.google]\nhigh = \"gemini-pro\"\n[roles.challenger]\n"
+        ))
+        .expect("valid");
+        let ch = c.challenger.expect("configured");
+        assert_eq!(ch.role.provider, Provider::Google);
+        assert_eq!(ch.role.model, "gemini-pro");
+        assert!(ch.chosen.is_some_and(|w| w.contains("not the executor")));
+        assert_eq!(
+            (
+                ch.max_calls_per_run,
+                ch.max_calls_per_task,
+                ch.probe_seconds
+            ),
+            (20, 3, 60)
+        );
+        assert!(!ch.unsandboxed_probes);
+        // Named: taken as written, the executor's own provider allowed.
+        let named = Config::parse(&format!(
+            "{base}[roles.challenger]\nprovider = \"anthropic\"\nmodel = \"sonnet\"\nprobe_seconds = 5\n"
+        ))
+        .expect("valid")
+        .challenger
+        .expect("configured");
+        assert_eq!(
+            (named.role.provider, named.role.model.as_str()),
+            (Provider::Anthropic, "sonnet")
+        );
+        assert!(named.chosen.is_none());
+        assert_eq!(named.probe_seconds, 5);
+        // None other to choose, an unknown key, a zero probe limit: errors
+        // that say what to write.
+        let e = Config::parse(&format!("{base}[roles.challenger]\n")).unwrap_err();
+        assert!(
+            e.contains("add provider = ") && e.contains("anthropic"),
+            "{e}"
+        );
+        let e = Config::parse(&format!("{base}[roles.challenger]\nprobes = 1\n")).unwrap_err();
+        assert!(e.contains("probes"), "{e}");
+        let e = Config::parse(&format!(
+            "{base}[roles.challenger]\nprovider = \"anthropic\"\nmodel = \"m\"\nprobe_seconds = 0\n"
+        ))
+        .unwrap_err();
+        assert!(e.contains("probe_seconds") && e.contains("line"), "{e}");
+        assert!(Config::parse(base).expect("valid").challenger.is_none());
+    }
 
     #[test]
     fn the_template_holds_the_documented_defaults() {

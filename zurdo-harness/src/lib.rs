@@ -10,8 +10,9 @@
 //!    CLIs' command lines and event streams), [`evidence`] (baselines,
 //!    frozen paths, toolchain, the clean room, behind [`evidence::Guards`]),
 //!    [`policy`], [`config`], [`prompt`], [`pyxis`] (a task's query and
-//!    its `# Where to look` section), [`reason`] (fingerprints, diagnosis,
-//!    the lesson library);
+//!    its `# Where to look` section), [`reason`] (fingerprints,
+//!    diagnosis, the lesson library, the analyzer's critique and heals),
+//!    [`edit`] (edits of a PRD's criteria, checked before they are shown);
 //! 2. [`state`] (`.zurdo/<slug>/`: prd.json, the lock, every state file);
 //! 3. [`event`] (what a run reports: rendered live, logged to progress.log);
 //! 4. [`report`] (the run report, from prd.json and the events);
@@ -22,6 +23,7 @@ pub mod agent;
 pub mod cli;
 pub mod commands;
 pub mod config;
+pub mod edit;
 pub mod error;
 pub mod event;
 pub mod evidence;

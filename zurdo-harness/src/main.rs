@@ -20,8 +20,14 @@ fn main() -> ExitCode {
     // Every agent CLI runs under a sentinel (this binary again): nothing an
     // agent starts outlives zurdo, even a `kill -9` of zurdo.
     zurdo_harness::agent::sentinel::enable("/proc/self/exe");
-    let cli = cli::Cli::parse();
-    let outcome = match cli.command {
+    let Some(command) = cli::Cli::parse().into_command() else {
+        use clap::CommandFactory;
+        let _ = cli::Cli::command().print_help();
+        return ExitCode::from(2);
+    };
+    let outcome = match command {
+        cli::Command::Analyze(args) => commands::analyze::run(&args),
+        cli::Command::Heal(args) => commands::heal::run(&args),
         cli::Command::Validate(args) => commands::validate::run(&args),
         cli::Command::Verify(args) => commands::verify::run(&args),
         cli::Command::Run(args) => commands::run::run(&args),

@@ -50,6 +50,16 @@ pub fn document(v: &VerificationConfig) -> Value {
             "path": path,
             "sha256": zurdo::sealed::sha256_of(path),
         })),
+        // Where the agent runs: as the user, or under bwrap with what the
+        // sandbox hides and protects (the paths as placeholders).
+        "agent_sandbox": v.agent_sandbox,
+        "agent_sandbox_args": (v.agent_sandbox == "bubblewrap").then(|| {
+            crate::agent::sandbox::Sandbox {
+                hidden: vec!["<sealed file>".into(), "<zurdo key>".into()],
+                read_only: vec!["<root>/.zurdo".into(), "<root>/.git".into()],
+            }
+            .bwrap_args()
+        }),
         "verification": serde_json::to_value(v).unwrap_or(Value::Null),
     })
 }
@@ -95,6 +105,10 @@ mod tests {
         let base = VerificationConfig::default();
         assert_eq!(id(&base), id(&VerificationConfig::default()));
         let changes = [
+            VerificationConfig {
+                agent_sandbox: "bubblewrap".into(),
+                ..Default::default()
+            },
             VerificationConfig {
                 criterion_seconds: 1,
                 ..Default::default()

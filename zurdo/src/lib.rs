@@ -6,8 +6,9 @@
 //! parser and validator [`parse`], the typed hints [`hint`]) and adds what
 //! checks a PRD: the lints ([`lint`]), the verifier that runs each hint
 //! ([`verify`], with [`exec`] running commands), the cargo-test harness
-//! runtime behind `prd!` ([`harness`]) and the build-script form
-//! ([`build`]). It knows nothing of agents.
+//! runtime behind `prd!` ([`harness`]), the build-script form
+//! ([`build`]) and the rule that says whether an edit of a PRD weakens it
+//! ([`weaken`]). It knows nothing of agents.
 //!
 //! Cargo features, both on by default: `lumen` checks `[symbol:]`,
 //! `[references:]` and `[callers:]` (tree-sitter, through zurdo-lumen) and
@@ -32,6 +33,7 @@ pub mod sealed;
 mod shell;
 pub mod source;
 pub mod verify;
+pub mod weaken;
 
 pub use zurdo_lang::{diagnostic, hint, limits, model, naming, paths};
 pub use zurdo_lang::{parse, parse_bytes, Criterion, Diagnostic, Prd, Requirement, Task};

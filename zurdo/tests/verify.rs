@@ -952,7 +952,9 @@ fn output_without_end_is_held_bounded_and_its_size_recorded() {
         Verdict::Fail(Reason::Timeout { seconds: 2 })
     );
     let out = result.evidence.stdout.expect("stdout");
-    assert!(out.total_bytes > 4 << 20, "{}", out.total_bytes);
+    // Far more than is kept was read and counted (how much more depends
+    // on how fast `yes` ran in 2 s on this machine, so the bound is low).
+    assert!(out.total_bytes > 256 << 10, "{}", out.total_bytes);
     assert!(out.is_cut() && out.text.len() < 16 * 1024);
     assert_eq!(
         out.cut_note(),

@@ -34,6 +34,9 @@ pub struct Invocation {
     /// What the CLI reads on stdin: the prompt, when it is too long to be
     /// one argument (`None`: stdin is closed).
     pub stdin: Option<String>,
+    /// The sandbox the CLI runs in (`[verification] agent_sandbox`);
+    /// `None`: as is.
+    pub sandbox: Option<super::sandbox::Sandbox>,
 }
 
 /// The longest prompt passed as an argument. Linux refuses one argument
@@ -139,6 +142,7 @@ pub fn command_line(
         env,
         dir: dir.to_path_buf(),
         stdin: on_stdin.then(|| full_prompt.to_string()),
+        sandbox: None,
     }
 }
 
@@ -382,7 +386,19 @@ pub fn run_watched(
     // starts outlives zurdo, even a `kill -9` of zurdo. A CLI that cannot
     // be started is said here, as spawning it directly would.
     resolve(&invocation.program, &invocation.dir)?;
-    let (mut command, _watch) = super::sentinel::wrap(&invocation.program, &invocation.args)?;
+    let (program, args) = match &invocation.sandbox {
+        Some(sandbox) => {
+            resolve(super::sandbox::BWRAP, &invocation.dir).map_err(|e| {
+                std::io::Error::new(
+                    e.kind(),
+                    format!("bwrap, the agent's sandbox ([verification] agent_sandbox), cannot be started: {e}"),
+                )
+            })?;
+            sandbox.wrap(&invocation.program, &invocation.args)
+        }
+        None => (invocation.program.clone(), invocation.args.clone()),
+    };
+    let (mut command, _watch) = super::sentinel::wrap(&program, &args)?;
     command
         .envs(invocation.env.iter().map(|(k, v)| (k, v)))
         .current_dir(&invocation.dir)
@@ -537,6 +553,7 @@ mod tests {
             env: Vec::new(),
             dir: std::env::temp_dir(),
             stdin: None,
+            sandbox: None,
         }
     }
 

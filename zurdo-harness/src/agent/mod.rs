@@ -1,11 +1,12 @@
 //! Coding-agent CLIs: the providers zurdo drives, how their event streams
-//! read, and how one attempt is run.
+//! read, how one attempt is run, and one side call to a role's model.
 
 pub mod catalog;
 pub mod failure;
 pub mod invoke;
 pub mod sandbox;
 pub mod sentinel;
+pub mod side_call;
 pub mod vocabulary;
 
 use serde::{Deserialize, Serialize};

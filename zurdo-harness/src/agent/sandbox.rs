@@ -1,4 +1,4 @@
-//! The agent's sandbox (`[executor] sandbox = "bubblewrap"`): the agent
+//! The agent's sandbox (`[verification] agent_sandbox = "bubblewrap"`): the agent
 //! CLI runs under `bwrap` with the machine as it is (its home, its config,
 //! its tools, the network: it needs its API) except what decides its
 //! verdict and is zurdo's:
@@ -17,7 +17,8 @@
 
 use std::path::{Path, PathBuf};
 
-use super::invoke::Invocation;
+/// The sandbox's program.
+pub const BWRAP: &str = "bwrap";
 
 /// What the agent must not read or must not write.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -79,14 +80,42 @@ impl Sandbox {
         args
     }
 
-    /// Rewrites `invocation` to run its CLI inside the sandbox (the same
-    /// arguments, environment, directory and stdin).
-    pub fn apply(&self, invocation: &mut Invocation) {
-        let mut args = self.bwrap_args();
-        args.push(std::mem::take(&mut invocation.program));
-        args.append(&mut invocation.args);
-        invocation.program = "bwrap".to_string();
-        invocation.args = args;
+    /// The command line that runs `program args…` inside the sandbox.
+    pub fn wrap(&self, program: &str, args: &[String]) -> (String, Vec<String>) {
+        let mut all = self.bwrap_args();
+        all.push(program.to_string());
+        all.extend(args.iter().cloned());
+        (BWRAP.to_string(), all)
+    }
+}
+
+/// Whether the sandbox can run here: `bwrap` on PATH and able to make its
+/// namespaces (a kernel or container without unprivileged user namespaces
+/// refuses). Checked once at run start, so a run asked to sandbox its
+/// agent never starts one unsandboxed; the error says what to do.
+pub fn usable() -> Result<(), String> {
+    let off = "or set [verification] agent_sandbox = \"off\" (the agent then runs as you, and can read what you can)";
+    if !crate::evidence::room::bubblewrap_installed() {
+        return Err(format!(
+            "[verification] agent_sandbox = \"bubblewrap\" but `bwrap` is not on PATH; install it (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap), {off}"
+        ));
+    }
+    let probe = Sandbox::default();
+    let (program, args) = probe.wrap("true", &[]);
+    match std::process::Command::new(program)
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .output()
+    {
+        Ok(out) if out.status.success() => Ok(()),
+        Ok(out) => Err(format!(
+            "[verification] agent_sandbox = \"bubblewrap\" but bwrap cannot make its sandbox here ({}): unprivileged user namespaces may be off (sysctl kernel.unprivileged_userns_clone=1, or a container that allows them), {off}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        )),
+        Err(e) => Err(format!(
+            "[verification] agent_sandbox = \"bubblewrap\" but bwrap cannot be started: {e}; {off}"
+        )),
     }
 }
 
@@ -94,21 +123,12 @@ impl Sandbox {
 mod tests {
     use super::*;
 
-    fn sh(dir: &Path, script: &str) -> Invocation {
-        Invocation {
-            program: "sh".into(),
-            args: vec!["-c".into(), script.into()],
-            env: Vec::new(),
-            dir: dir.to_path_buf(),
-            stdin: None,
-        }
-    }
-
-    /// Runs `invocation` as invoke does (program, args, env, dir).
-    fn output(invocation: &Invocation) -> std::process::Output {
-        std::process::Command::new(&invocation.program)
-            .args(&invocation.args)
-            .current_dir(&invocation.dir)
+    /// `sh -c script` in `dir` inside `sandbox`.
+    fn sh(sandbox: &Sandbox, dir: &Path, script: &str) -> std::process::Output {
+        let (program, args) = sandbox.wrap("sh", &["-c".to_string(), script.to_string()]);
+        std::process::Command::new(program)
+            .args(args)
+            .current_dir(dir)
             .output()
             .expect("runs")
     }
@@ -126,10 +146,9 @@ mod tests {
         assert!(joined.contains("--ro-bind /dev/null /home/u/sealed.md"));
         assert!(joined.ends_with("--unshare-pid --proc /proc --die-with-parent --"));
         assert!(!joined.contains("--unshare-net"), "the agent needs its API");
-        let mut inv = sh(Path::new("/r"), "true");
-        sandbox.apply(&mut inv);
-        assert_eq!(inv.program, "bwrap");
-        assert_eq!(&inv.args[inv.args.len() - 3..], ["sh", "-c", "true"]);
+        let (program, args) = sandbox.wrap("sh", &["-c".to_string(), "true".to_string()]);
+        assert_eq!(program, "bwrap");
+        assert_eq!(&args[args.len() - 4..], ["--", "sh", "-c", "true"]);
     }
 
     #[test]
@@ -148,17 +167,12 @@ mod tests {
         std::fs::write(&sealed, "SECRET CHECK").expect("sealed");
         let sandbox = Sandbox::for_run(root.path(), Some(&sealed));
         // Probe: bwrap itself may be refused here (no user namespaces).
-        let mut probe = sh(root.path(), "true");
-        sandbox.apply(&mut probe);
-        let ran = output(&probe);
-        if !ran.status.success() {
-            eprintln!(
-                "note: bwrap cannot run here ({}); the sandbox test did not run",
-                String::from_utf8_lossy(&ran.stderr).trim()
-            );
+        if let Err(e) = usable() {
+            eprintln!("note: {e}; the sandbox test did not run");
             return;
         }
-        let mut inv = sh(
+        let out = sh(
+            &sandbox,
             root.path(),
             &format!(
                 "echo work > src.txt && cat src.txt; \
@@ -169,8 +183,6 @@ mod tests {
                 sealed.display()
             ),
         );
-        sandbox.apply(&mut inv);
-        let out = output(&inv);
         let stdout = String::from_utf8_lossy(&out.stdout);
         assert!(stdout.starts_with("work\n"), "{stdout}");
         assert!(

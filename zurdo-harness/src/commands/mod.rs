@@ -1,9 +1,13 @@
-//! One module per subcommand.
+//! One module per subcommand (and [`proposals`], what `analyze --fix` and
+//! `heal` share).
 
+pub mod analyze;
 pub mod demo;
 pub mod doctor;
+pub mod heal;
 pub mod init;
 pub mod lumen;
+mod proposals;
 pub mod pyxis;
 pub mod reason;
 pub mod report;

@@ -487,6 +487,24 @@ pub enum Event {
         /// How many there are.
         total: usize,
     },
+    /// The challenger was asked about a passing attempt (`[roles.challenger]`).
+    Challenged {
+        /// The task.
+        task: String,
+        /// The attempt.
+        attempt: u32,
+        /// The model asked.
+        model: String,
+        /// Findings its probes confirmed (each fails the attempt).
+        confirmed: usize,
+        /// Findings left unconfirmed (reported at medium, no effect).
+        unconfirmed: usize,
+        /// Findings dropped (an invented citation, an unknown kind…).
+        dropped: usize,
+        /// Why it gave no verdict, when it did not (fail-open).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        skipped: Option<String>,
+    },
     /// The coverage gate could not measure a task's attempt (outside git,
     /// say); the attempt is judged without it.
     CoverageUnmeasured {
@@ -719,6 +737,19 @@ pub enum Event {
         dropped: Vec<DroppedApproval>,
         /// The task's status now.
         status: Status,
+    },
+    // ----- outside a run
+    /// `zurdo heal` replaced a criterion line of the PRD, and prd.json's
+    /// hash of the PRD moved with it (`heal-log.jsonl` has the whole record).
+    PrdHealed {
+        /// The task.
+        task: String,
+        /// The criterion's line.
+        line: usize,
+        /// The line before.
+        old: String,
+        /// The line after.
+        new: String,
     },
 
     // ----- the end, and stops

@@ -325,6 +325,27 @@ pub fn lines(event: &Event) -> Vec<Line> {
             if passing == total { Plain } else { Bad },
             format!("  sealed: {passing}/{total} sealed criteria hold"),
         ),
+        Event::Challenged {
+            model,
+            confirmed,
+            unconfirmed,
+            dropped,
+            skipped,
+            ..
+        } => match skipped {
+            Some(why) => one(Warn, format!("  challenger ({model}) gave no verdict: {why}")),
+            None => one(
+                if *confirmed > 0 { Bad } else { Plain },
+                format!(
+                    "  challenger ({model}): {confirmed} confirmed by a probe, {unconfirmed} unconfirmed{}",
+                    if *dropped > 0 {
+                        format!(", {dropped} dropped (citing no line the diff changed, or malformed)")
+                    } else {
+                        String::new()
+                    }
+                ),
+            ),
+        },
         Event::CoverageUnmeasured { task, why } => one(
             Warn,
             format!("warning: the coverage gate did not measure {task}: {why}"),
@@ -501,6 +522,12 @@ pub fn lines(event: &Event) -> Vec<Line> {
                     .collect::<Vec<_>>()
                     .join(", ")
             ),
+        ),
+        Event::PrdHealed {
+            task, line, new, ..
+        } => one(
+            Plain,
+            format!("healed line {line} of {task}: {new}"),
         ),
         Event::UnprovenPasses { tasks } => one(
             Warn,

@@ -39,6 +39,9 @@ pub enum CaughtKind {
     /// A sealed criterion (one no prompt holds) does not hold: only its
     /// typed reason is said, never its check or output.
     SealedFailed,
+    /// The challenger claimed the work games its checks and a probe zurdo
+    /// ran on a copy of the tree confirmed it.
+    ChallengerConfirmed,
 }
 
 impl CaughtKind {
@@ -53,6 +56,7 @@ impl CaughtKind {
             CaughtKind::CoverageSourceMissing => "coverage_source_missing",
             CaughtKind::CoverageSourceStale => "coverage_source_stale",
             CaughtKind::SealedFailed => "sealed_failed",
+            CaughtKind::ChallengerConfirmed => "challenger_confirmed",
         }
     }
 }
@@ -122,6 +126,7 @@ mod tests {
             CaughtKind::CoverageSourceMissing,
             CaughtKind::CoverageSourceStale,
             CaughtKind::SealedFailed,
+            CaughtKind::ChallengerConfirmed,
         ] {
             let json = serde_json::to_value(kind).expect("serializes");
             assert_eq!(json, kind.name());

@@ -247,6 +247,40 @@ fn finding(value: &Value, changed: &BTreeMap<String, BTreeSet<u32>>) -> Result<F
     })
 }
 
+/// A finding and what its probe showed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Checked {
+    /// The finding, its citation checked.
+    pub finding: Finding,
+    /// What its probe showed.
+    pub result: ProbeResult,
+}
+
+impl Checked {
+    /// True when the probe confirmed the finding.
+    pub fn confirmed(&self) -> bool {
+        matches!(self.result, ProbeResult::Confirmed { .. })
+    }
+}
+
+/// One challenge of a passing attempt, as prd.json records it on the
+/// iteration.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChallengeRecord {
+    /// The model asked (`<provider>/<model>`).
+    pub model: String,
+    /// Each finding whose citation held, with its probe's result.
+    #[serde(default)]
+    pub findings: Vec<Checked>,
+    /// Findings dropped before anything acted on them, and why.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dropped: Vec<Dropped>,
+    /// Why the challenger gave no verdict (its CLI failed, its reply was
+    /// unreadable, its budget was spent): the attempt stands as verified.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<String>,
+}
+
 /// What running a finding's probe showed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "probe", rename_all = "snake_case")]

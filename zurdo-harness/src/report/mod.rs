@@ -6,9 +6,11 @@
 //! summary table, one entry per task, the `[manual]` sign-offs (`##
 //! Reviews`), the reasoning sections (`## Diagnoses`, `## Fingerprint Stalls`, `## Halt
 //! Attributions`, `## Heal Routings`, `## Lessons Extracted`, `## Lessons
-//! Injected`) and the warnings only the events keep (`## Warnings`), each
+//! Injected`), the challenger's findings (`## Challenger`) and the warnings
+//! only the events keep (`## Warnings`), each
 //! omitted entirely when it has nothing to say.
 
+pub mod challenges;
 pub mod reviews;
 pub mod summary;
 pub mod warnings;
@@ -43,6 +45,7 @@ pub fn markdown(state: &RunState, events: &[Event], reviews: &Chain, written_at:
     heal_routings(&mut out, state);
     lessons_extracted(&mut out, state);
     lessons_injected(&mut out, state);
+    challenges::section_of(&mut out, state);
     warnings::section(&mut out, events);
     out
 }
@@ -603,6 +606,7 @@ mod tests {
             updated_at: "2026-01-01T00:05:00Z".into(),
             tasks,
             reasoner_calls: 0,
+            challenger_calls: 0,
             review_chain: None,
         }
     }
@@ -672,6 +676,7 @@ mod tests {
                 "addopts gained -k 'not slow'",
                 "restore pytest.ini",
             )],
+            challenge: None,
             fingerprint: Some("fp12".into()),
             failure: vec![],
             failure_surface: None,

@@ -172,13 +172,23 @@ impl Run {
         prompt: &str,
     ) -> Result<AgentRun, InfraFailure> {
         let provider = self.ctx.config.executor;
-        let invocation = invoke::command_line(
+        let mut invocation = invoke::command_line(
             provider,
             self.ctx.config.command(provider),
             model,
             prompt,
             self.ctx.verifier.root(),
         );
+        let verification = &self.ctx.config.verification;
+        if verification.agent_sandbox == "bubblewrap" {
+            // Made at each attempt: what exists to protect (the sealed
+            // file, the key, .zurdo/ and .git/) is what exists now.
+            let sealed = verification.sealed.as_deref().map(zurdo::sealed::resolve);
+            invocation.sandbox = Some(crate::agent::sandbox::Sandbox::for_run(
+                self.ctx.verifier.root(),
+                sealed.as_deref(),
+            ));
+        }
         self.held.agent_runs();
         let interrupt = self.interrupt.clone();
         let events = &self.events;

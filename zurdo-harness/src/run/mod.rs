@@ -20,6 +20,7 @@
 //! Everything the loop reports is an [`Event`]; nothing here prints.
 
 mod attempt;
+mod challenge;
 mod coverage;
 mod infra;
 pub mod interrupt;

@@ -127,6 +127,11 @@ pub(super) fn prepare(
         }
     };
     let mut state = fix_policy(state, &dir, &mut config, &events)?;
+    // The run-start policy decides: an agent that turned the sandbox off in
+    // the live config between runs does not get out of it.
+    if config.verification.agent_sandbox == "bubblewrap" {
+        crate::agent::sandbox::usable().map_err(Error::invalid)?;
+    }
     let sealed = match &config.verification.sealed {
         Some(written) => Some(
             zurdo::sealed::load(&zurdo::sealed::resolve(written), &prd, &root)

@@ -15,7 +15,7 @@ use zurdo::Task;
 
 use super::interrupt::Interrupt;
 use super::{Context, Record, Run};
-use crate::agent::{invoke, vocabulary, Usage};
+use crate::agent::{side_call, vocabulary, Usage};
 use crate::config::{Config, Role};
 use crate::event::{Event, Events, Extraction};
 use crate::evidence::Guards;
@@ -533,7 +533,8 @@ impl Reasoner<'_> {
 
     /// One single-shot reasoner call through the role's CLI, in an empty
     /// scratch directory (the bundle is in the prompt; the reasoner has
-    /// nothing to read or edit). Counts against the run's budget.
+    /// nothing to read or edit: [`side_call`]). Counts against the run's
+    /// budget.
     fn call_reasoner(&mut self, role: &Role, prompt: &str, name: &str) -> Result<Reply, String> {
         self.record.state.reasoner_calls += 1;
         self.save();
@@ -542,64 +543,29 @@ impl Reasoner<'_> {
                 .dir
                 .write_reason_file(name, "prompt", prompt.as_bytes()),
         );
-        let scratch = std::env::temp_dir().join(format!(
-            "zurdo-reasoner-{}-{}",
-            std::process::id(),
-            self.record.state.reasoner_calls
-        ));
-        std::fs::create_dir_all(&scratch)
-            .map_err(|e| format!("cannot create {}: {e}", scratch.display()))?;
         let program = self.ctx.config.command(role.provider).to_string();
-        let invocation =
-            invoke::command_line(role.provider, &program, &role.model, prompt, &scratch);
+        let asked = side_call::Asked {
+            provider: role.provider,
+            program: &program,
+            model: &role.model,
+            timeout: self.ctx.config.reason.timeout,
+            role: "reasoner",
+        };
         // A second Ctrl-C kills the reasoner as it kills an agent.
         let interrupt = self.interrupt.clone();
-        let outcome = invoke::run_observed(
-            role.provider,
-            &invocation,
-            self.ctx.config.reason.timeout,
-            |pid| interrupt.set_agent_group(pid),
-        );
-        self.interrupt.set_agent_group(0);
-        // Nothing the reasoner started outlives its call.
-        super::orphans::kill_leftovers();
-        let _ = std::fs::remove_dir_all(&scratch);
-        let outcome =
-            outcome.map_err(|e| format!("the reasoner `{program}` could not start: {e}"))?;
-        self.events.on_write(
-            self.record
-                .dir
-                .write_reason_file(name, "out", &outcome.stdout),
-        );
-        let model = format!(
-            "{}/{}",
-            role.provider.name(),
-            outcome
-                .report
-                .model
-                .clone()
-                .unwrap_or_else(|| role.model.clone())
-        );
-        if outcome.timed_out {
-            return Err(format!(
-                "the reasoner timed out after {}s ([reason] timeout)",
-                self.ctx.config.reason.timeout.as_secs()
-            ));
+        let called = side_call::call(&asked, prompt, |pid| interrupt.set_agent_group(pid));
+        if called.started {
+            self.events.on_write(
+                self.record
+                    .dir
+                    .write_reason_file(name, "out", &called.stdout),
+            );
         }
-        let text = outcome.report.final_text.clone().unwrap_or_default();
-        if text.trim().is_empty() {
-            return Err(match &outcome.report.error {
-                Some(e) => format!("the reasoner failed: {}", zurdo_base::text::first_line(e)),
-                None => format!(
-                    "the reasoner answered nothing (exit {})",
-                    outcome.exit_code.map_or("-".into(), |c| c.to_string())
-                ),
-            });
-        }
+        let reply = called.reply?;
         Ok(Reply {
-            text,
-            usage: outcome.report.usage,
-            model,
+            text: reply.text,
+            usage: reply.usage,
+            model: reply.model,
         })
     }
 }

@@ -96,6 +96,7 @@ pub(super) fn build(
         ),
         standing_failures,
         caught: v.caught.clone(),
+        challenge: v.challenge.clone(),
         agent_leftovers: header.leftovers,
         frozen_violations: v.frozen_violations.clone(),
         frozen_folded: v.folded.clone(),

@@ -155,6 +155,7 @@ pub(super) fn fresh_state(
         slug: dir.slug.clone(),
         executor: config.executor.name().to_string(),
         policy: String::new(),
+        challenger_calls: 0,
         toolchain: Vec::new(),
         ignore_rules: None,
         environment: None,

@@ -45,6 +45,9 @@ pub(super) struct Verification {
     pub caught: Vec<Caught>,
     /// Entries the verdict-surface walk saw when it stood down.
     pub surface_stood_down: Option<usize>,
+    /// What the challenger said, when it was asked (after everything else
+    /// passed).
+    pub challenge: Option<crate::reason::challenge::ChallengeRecord>,
 }
 
 /// Provenance notes (never verdicts).
@@ -93,7 +96,17 @@ impl Run {
     /// Verifies the tree an attempt left, reports what it found, and folds
     /// the criteria's own frozen writes into the task's frozen baseline.
     pub(super) fn verify(&mut self, task: &Task, attempt: u32) -> Verification {
-        let v = self.judge(task);
+        let mut v = self.judge(task);
+        // Last, and only for an attempt every check passed: the
+        // challenger tries to refute it; a probe-confirmed finding fails it.
+        if v.passed() {
+            if let Some((record, confirmed)) =
+                self.challenge(task, attempt, v.verified_tree.as_deref())
+            {
+                v.caught.extend(confirmed);
+                v.challenge = Some(record);
+            }
+        }
         self.report(task, attempt, &v);
         if let Some(after) = &v.after {
             if let Some(base) = self
@@ -251,6 +264,7 @@ impl Run {
                 .collect(),
             surface_stood_down: surface_stood_down
                 .map(|crate::evidence::surface::StandDown::TooMany(seen)| seen),
+            challenge: None,
         };
         if v.passed_in_place() {
             // Earlier passed tasks must still hold (regression_guard =

@@ -240,6 +240,80 @@ impl StateDir {
         format!(".zurdo/{}/reason/{name}.{ext}", self.slug)
     }
 
+    /// `analyze-iterations/`: the `zurdo analyze --fix` trail, one
+    /// directory per session.
+    pub fn analyze_iterations(&self) -> PathBuf {
+        self.dir.join("analyze-iterations")
+    }
+
+    /// A new session directory under `analyze-iterations/`, named by the
+    /// time (`-2`, `-3`… when a session of that second exists); its name.
+    pub fn new_analyze_session(&self) -> Result<String, WriteError> {
+        let fail = |source| WriteError {
+            path: self.analyze_iterations(),
+            source,
+        };
+        let dir = self.open(&["analyze-iterations"]).map_err(fail)?;
+        let taken = dir.names().map_err(fail)?;
+        let stem = zurdo_base::time::now_for_file_name();
+        let mut name = stem.clone();
+        let mut n = 1;
+        while taken.contains(&name) {
+            n += 1;
+            name = format!("{stem}-{n}");
+        }
+        dir.child(&name, true).map_err(fail)?;
+        Ok(name)
+    }
+
+    /// One file of a `--fix` session's trail
+    /// (`analyze-iterations/<session>/<name>`).
+    pub fn write_analyze_file(
+        &self,
+        session: &str,
+        name: &str,
+        bytes: &[u8],
+    ) -> Result<(), WriteError> {
+        self.write(
+            &["analyze-iterations", session],
+            name,
+            bytes,
+            Durability::Unsynced,
+        )
+    }
+
+    /// `heal-log.jsonl`: one JSON line per accepted heal.
+    pub fn heal_log(&self) -> PathBuf {
+        self.dir.join("heal-log.jsonl")
+    }
+
+    /// Appends one line to `heal-log.jsonl` (synced). As for `progress.log`,
+    /// a symlink, FIFO or device in its place is removed, not followed, and
+    /// a new log begins: `Ok(true)` says so.
+    pub fn append_heal_log(&self, line: &[u8]) -> Result<bool, WriteError> {
+        let fail = |source| WriteError {
+            path: self.heal_log(),
+            source,
+        };
+        let dir = self.open(&[]).map_err(fail)?;
+        match dir.append("heal-log.jsonl", line) {
+            Ok(()) => Ok(false),
+            Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => {
+                dir.remove("heal-log.jsonl").map_err(fail)?;
+                dir.append("heal-log.jsonl", line).map_err(fail)?;
+                Ok(true)
+            }
+            Err(e) => Err(fail(e)),
+        }
+    }
+
+    /// `heal-log.jsonl` read back (empty when there is none or it cannot be
+    /// read).
+    pub fn read_heal_log(&self) -> Vec<u8> {
+        self.read(&[], "heal-log.jsonl", LOG_LIMIT)
+            .unwrap_or_default()
+    }
+
     /// `reports/`.
     pub fn reports(&self) -> PathBuf {
         self.dir.join("reports")

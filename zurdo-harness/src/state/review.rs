@@ -381,6 +381,7 @@ mod tests {
                 ..TaskState::default()
             }],
             reasoner_calls: 0,
+            challenger_calls: 0,
             review_chain: None,
         };
         (prd, manual, state)

@@ -180,6 +180,10 @@ pub struct Iteration {
     /// (any fails the iteration).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub caught: Vec<crate::evidence::Caught>,
+    /// What the challenger said of this attempt and what its probes
+    /// showed, when it was asked (`[roles.challenger]`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub challenge: Option<crate::reason::challenge::ChallengeRecord>,
     /// The failure fingerprint of a failed iteration (equal fingerprints in
     /// a row are a stall).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -508,6 +512,10 @@ pub struct RunState {
     /// `[reason] max_reasoner_calls_per_run`.
     #[serde(default)]
     pub reasoner_calls: u32,
+    /// Challenger calls made in this run, against `[roles.challenger]
+    /// max_calls_per_run`.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub challenger_calls: u32,
     /// `review-log.jsonl` as zurdo last wrote it (entries and the SHA-256 of
     /// the last): an edited last entry or entries removed from the end are
     /// found against it.
@@ -655,6 +663,11 @@ impl RunState {
 /// The largest attempt budget a run state may record.
 pub const MAX_ATTEMPTS: u32 = 1000;
 
+/// For `skip_serializing_if`: a zero count is left out.
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -679,6 +692,7 @@ mod tests {
                 ..TaskState::default()
             }],
             reasoner_calls: 0,
+            challenger_calls: 0,
             review_chain: None,
         }
     }

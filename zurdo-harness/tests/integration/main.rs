@@ -5,13 +5,16 @@
 
 mod common;
 
+mod analyze;
 mod baseline;
 mod baselines;
+mod challenge;
 mod confinement;
 mod coverage;
 mod detection;
 mod file_hints;
 mod frozen;
+mod heal;
 mod hostile_hints;
 mod hostile_input;
 mod hostile_state;
@@ -31,6 +34,7 @@ mod report;
 mod resume_prompt;
 mod review;
 mod run;
+mod sandbox;
 mod sealed;
 mod skills;
 mod snapshots;

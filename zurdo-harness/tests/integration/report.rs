@@ -93,6 +93,7 @@ fn state() -> RunState {
         updated_at: "2026-01-01T00:05:00Z".into(),
         tasks: vec![task],
         reasoner_calls: 1,
+        challenger_calls: 0,
         review_chain: None,
     }
 }

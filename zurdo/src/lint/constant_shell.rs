@@ -51,6 +51,20 @@ fn check_command(hint: &Hint, command: &str, line: usize) -> Option<Lint> {
     }
 }
 
+/// How `command`'s exit status comes out by construction: the rule this
+/// family reports on, for checks outside the lint (an edit that turns a
+/// `[shell:]` constant weakens its criterion: [`crate::weaken`]).
+pub(crate) fn exit_of(command: &str) -> super::ShellExit {
+    let statuses = Outcomes::of_script(&shell::parse(command));
+    if statuses.all(Status::Zero) {
+        super::ShellExit::CantFail
+    } else if statuses.all(Status::NonZero) {
+        super::ShellExit::CantPass
+    } else {
+        super::ShellExit::Either
+    }
+}
+
 /// Explains an always-zero exit status and proposes the fix.
 fn why_zero(script: &Script) -> (String, String) {
     let generic_fix = "run the command that proves the behaviour and let its exit status \
@@ -335,6 +349,14 @@ mod tests {
         } else {
             "either"
         }
+    }
+
+    #[test]
+    fn exit_of_agrees_with_the_lint() {
+        use super::super::ShellExit;
+        assert_eq!(exit_of("cargo test || true"), ShellExit::CantFail);
+        assert_eq!(exit_of("exit 3"), ShellExit::CantPass);
+        assert_eq!(exit_of("cargo test"), ShellExit::Either);
     }
 
     #[test]

@@ -3,8 +3,9 @@
 //!
 //! Thirteen families are named in [`FAMILIES`]; `zurdo validate` reports
 //! the twelve in [`VALIDATE_FAMILIES`]. The thirteenth,
-//! `unaddressed-lesson`, needs the lesson library and is reported by
-//! analyze once that library exists. `docs/lints.md` describes each family.
+//! `unaddressed-lesson`, needs the lesson library (which lives in
+//! zurdo-harness) and is reported by `zurdo analyze` only.
+//! `docs/lints.md` describes each family.
 
 use std::path::Path;
 
@@ -44,8 +45,8 @@ pub const UNPROVEN_REQUIREMENT: &str = "unproven-requirement";
 pub const MANUAL_WITH_AUTOMATION: &str = "manual-with-automation";
 /// A grep pattern that matches the empty string.
 pub const EMPTY_MATCH_REGEX: &str = "empty-match-regex";
-/// A criterion that ignores a lesson from the lesson library (analyze only;
-/// no check exists until the library lands).
+/// A criterion that ignores a lesson from the lesson library (analyze only:
+/// the check is `zurdo_harness::reason::unaddressed`, beside the library).
 pub const UNADDRESSED_LESSON: &str = "unaddressed-lesson";
 
 /// Every lint family, in documentation order.
@@ -69,6 +70,30 @@ pub const FAMILIES: [&str; 13] = [
 /// in documentation order. [`lint`] runs exactly these.
 pub const VALIDATE_FAMILIES: &[&str] = FAMILIES.split_at(12).0;
 
+/// How a `[shell:]` command's exit status comes out by construction: the
+/// rule behind `constant-shell`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShellExit {
+    /// 0 on every path: a criterion with it can't fail.
+    CantFail,
+    /// Non-zero on every path: a criterion with it can't pass.
+    CantPass,
+    /// Either, as any real command.
+    Either,
+}
+
+/// What `constant-shell`'s rule says of `command` (`cargo test || true`
+/// can't fail, `exit 1` can't pass, `cargo test` may do either).
+pub fn shell_exit(command: &str) -> ShellExit {
+    constant_shell::exit_of(command)
+}
+
+/// True when a grep pattern matches the empty string, which every file
+/// contains (`empty-match-regex`'s rule).
+pub fn matches_empty(pattern: &str) -> bool {
+    empty_match::matches_empty(pattern)
+}
+
 /// One warning.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Lint {
@@ -83,7 +108,8 @@ pub struct Lint {
 }
 
 impl Lint {
-    pub(crate) fn new(
+    /// A warning of `family` on `line`.
+    pub fn new(
         family: &'static str,
         line: usize,
         message: impl Into<String>,

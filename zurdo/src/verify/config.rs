@@ -80,6 +80,13 @@ pub struct VerificationConfig {
     /// relative path is the repository's). `zurdo run --sealed` overrides
     /// it. Default none.
     pub sealed: Option<String>,
+    /// Where the agent's CLI runs: `"off"` (default: as the user, like any
+    /// program they start) or `"bubblewrap"` (under `bwrap`: the sealed
+    /// file and zurdo's MAC key unreadable, `.zurdo/` and `.git/`
+    /// read-only, its own process namespace; the network stays on). It is
+    /// a verification setting because it decides whether sealed criteria
+    /// are sealed and whether the agent can reach zurdo's records.
+    pub agent_sandbox: String,
 }
 
 /// `[verification.coverage]`: after a task's criteria pass, the share of
@@ -164,6 +171,7 @@ impl Default for VerificationConfig {
             environment_surface: true,
             surface_exempt: Vec::new(),
             sealed: None,
+            agent_sandbox: "off".to_string(),
         }
     }
 }
@@ -256,6 +264,15 @@ impl VerificationConfig {
                 format!(
                     "[verification] clean_room = \"{}\": use \"off\", \"checkout\" or \"bubblewrap\"",
                     v.clean_room
+                ),
+            ));
+        }
+        if !matches!(v.agent_sandbox.as_str(), "off" | "bubblewrap") {
+            return Err(at(
+                &spans.agent_sandbox,
+                format!(
+                    "[verification] agent_sandbox = \"{}\": use \"off\" or \"bubblewrap\"",
+                    v.agent_sandbox
                 ),
             ));
         }
@@ -394,6 +411,7 @@ struct Spans {
     http_read_limit: Option<Spanned<IgnoredAny>>,
     standing_budget_seconds: Option<Spanned<IgnoredAny>>,
     clean_room: Option<Spanned<IgnoredAny>>,
+    agent_sandbox: Option<Spanned<IgnoredAny>>,
     regression_guard: Option<Spanned<IgnoredAny>>,
     sealed: Option<Spanned<IgnoredAny>>,
     coverage: Option<Spanned<IgnoredAny>>,
@@ -507,6 +525,10 @@ mod tests {
             (
                 "[verification]\nhttp_read_limit = 18446744073709551615\n",
                 "line 2: `http_read_limit = 18446744073709551615`: [verification] http_read_limit = 18446744073709551615 is more than 67108864 (64 MiB), the most zurdo accepts; write http_read_limit = 67108864 or less",
+            ),
+            (
+                "[verification]\nagent_sandbox = \"docker\"\n",
+                "line 2: `agent_sandbox = \"docker\"`: [verification] agent_sandbox = \"docker\": use \"off\" or \"bubblewrap\"",
             ),
             (
                 "[verification]\nclean_room = \"on\"\n",
