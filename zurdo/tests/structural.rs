@@ -411,3 +411,32 @@ fn a_callers_note_stays_short_however_many_and_deep_the_callers() {
     assert!(note.contains("and 6 more"), "{note}");
     assert!(note.len() < 600, "{} bytes: {note}", note.len());
 }
+
+#[test]
+fn the_hints_count_what_zurdo_lumen_query_lists() {
+    // A name that matches only a re-export, used through the package: the
+    // query (`Index::open` + `answer`, as `zurdo lumen query` runs it) and
+    // the hint give the same references and callers.
+    let r = Repo::new(&[
+        ("req/__init__.py", "from .api import get\n"),
+        ("req/api.py", "def get(url):\n    pass\n"),
+        (
+            "tests/test_api.py",
+            "import req\n\ndef test_a():\n    req.get('a')\n\ndef test_b():\n    req.get('b')\n",
+        ),
+    ]);
+    let (index, _) = zurdo_lumen::Index::open(r.root());
+    let answer = index.answer(&["req".to_string(), "get".to_string()]);
+    assert_eq!(answer.references.len(), 2);
+    assert_eq!(answer.callers.len(), 2);
+    r.pass("[references: req::get]");
+    r.pass("[callers: req::get >= 2]");
+    assert_eq!(
+        r.fail("[callers: req::get >= 3]"),
+        Reason::TooFewCallers {
+            name: "req::get".into(),
+            found: 2,
+            min: 3
+        }
+    );
+}

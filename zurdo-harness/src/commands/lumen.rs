@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use serde_json::json;
-use zurdo_lumen::query::Use;
+use zurdo_lumen::query::{Definition, Use};
 use zurdo_lumen::Index;
 
 use crate::cli::{Format, LumenCommand};
@@ -49,16 +49,22 @@ fn query(root: &Path, name: &str, format: Format) -> Outcome {
         )));
     }
     let (index, _) = Index::open(root);
-    let defs = index.definitions(&segments);
-    let uses = index.references(&defs);
-    let calls = index.callers(&defs);
+    // The hints' own resolution: what this prints is what they see.
+    let answer = index.answer(&segments);
+    let defs: Vec<&Definition<'_>> = answer
+        .definitions
+        .iter()
+        .chain(answer.query_only.iter())
+        .collect();
     if format == Format::Json {
-        let site = |u: &Use<'_>| json!({"file": u.file.path, "line": u.reference.line, "caller": u.reference.caller.join("::"), "call": u.reference.call});
+        let site = |u: &Use<'_>| json!({"file": u.file.path, "line": u.reference.line, "caller": u.reference.caller.join("::"), "call": u.call});
+        let def = |d: &&Definition<'_>| json!({"name": d.symbol.path.join("::"), "kind": d.symbol.kind.name(), "file": d.file.path, "line": d.symbol.line, "query_only": !d.symbol.kind.hint_target()});
         let out = json!({
             "name": name,
-            "definitions": defs.iter().map(|d| json!({"name": d.symbol.path.join("::"), "kind": d.symbol.kind.name(), "file": d.file.path, "line": d.symbol.line})).collect::<Vec<_>>(),
-            "references": uses.iter().map(site).collect::<Vec<_>>(),
-            "callers": calls.iter().map(site).collect::<Vec<_>>(),
+            "definitions": defs.iter().map(def).collect::<Vec<_>>(),
+            "references": answer.references.iter().map(site).collect::<Vec<_>>(),
+            "ambiguous": answer.ambiguous.iter().map(site).collect::<Vec<_>>(),
+            "callers": answer.callers.iter().map(site).collect::<Vec<_>>(),
         });
         println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
         return Ok(Exit::ok_if(!defs.is_empty()));
@@ -85,12 +91,21 @@ fn query(root: &Path, name: &str, format: Format) -> Outcome {
             d.symbol.path.join("::")
         );
     }
-    println!("references ({}):", uses.len());
-    for u in &uses {
+    println!("references ({}):", answer.references.len());
+    for u in &answer.references {
         println!("  {}:{}{}", u.file.path, u.reference.line, in_caller(u));
     }
-    println!("callers ({}):", calls.len());
-    for u in &calls {
+    if !answer.ambiguous.is_empty() {
+        println!(
+            "ambiguous, not counted ({}): a member of a value whose type syntax does not tell",
+            answer.ambiguous.len()
+        );
+        for u in &answer.ambiguous {
+            println!("  {}:{}{}", u.file.path, u.reference.line, in_caller(u));
+        }
+    }
+    println!("callers ({}):", answer.callers.len());
+    for u in &answer.callers {
         println!(
             "  {}  ({}:{})",
             u.reference.caller.join("::"),

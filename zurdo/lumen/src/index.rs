@@ -31,8 +31,11 @@ pub const DIR: &str = ".zurdo/lumen";
 /// differently or an entry is written differently, so an older generation
 /// is re-parsed rather than trusted (or misread). 2: an entry stores each
 /// qualified path once, in a table of scopes (see
-/// [`FileIndex`](crate::model::FileIndex)).
-pub const FORMAT: u32 = 2;
+/// [`FileIndex`](crate::model::FileIndex)). 3: a file's module path and
+/// imports, classes' bases, declared types, and the receivers of member
+/// uses (issue 16). 4: TypeScript parameters' declared types and the
+/// callbacks' parameters they type.
+pub const FORMAT: u32 = 4;
 
 /// Files larger than this are not indexed (generated or vendored code).
 pub const MAX_FILE_BYTES: u64 = 2 * 1024 * 1024;
@@ -62,6 +65,8 @@ pub struct Index {
     /// Files whose entry on disk this process read and found carrying a
     /// MAC that checks (a publish need not write those again).
     on_disk: std::collections::BTreeSet<String>,
+    /// Resolution tables over `files`, built on first use after a change.
+    tables: std::sync::OnceLock<crate::resolve::Tables>,
 }
 
 impl PartialEq for Index {
@@ -221,6 +226,86 @@ fn entry_name(path: &str, language: &str, hash: &str) -> String {
     format!("files/{}.json", &key[..32])
 }
 
+/// The hash an entry is known by: SHA-256 of the file's bytes, and for a
+/// Rust file of a crate, of that and the crate's name (its module paths
+/// start with it, so a renamed crate parses its files again).
+fn content_hash(bytes: &[u8], krate: Option<&str>) -> String {
+    let hash = sha256_hex(bytes);
+    match krate {
+        Some(krate) => sha256_hex(format!("{hash}\0crate\0{krate}").as_bytes()),
+        None => hash,
+    }
+}
+
+/// The Cargo package each directory belongs to, read once per directory.
+#[derive(Default)]
+struct Crates {
+    by_dir: std::collections::HashMap<String, Option<String>>,
+}
+
+impl Crates {
+    /// The name of the package whose `Cargo.toml` is nearest above the
+    /// Rust file `path` (repository-relative), `-` read as `_`.
+    fn of(&mut self, root: &Path, path: &str) -> Option<String> {
+        let mut dirs: Vec<&str> = path.split('/').collect();
+        dirs.pop();
+        let mut seen = Vec::new();
+        let mut found = None;
+        loop {
+            let dir = dirs.join("/");
+            if let Some(known) = self.by_dir.get(&dir) {
+                found = known.clone();
+                break;
+            }
+            seen.push(dir.clone());
+            if let Some(name) = package_name(&root.join(&dir).join("Cargo.toml")) {
+                found = Some(name);
+                break;
+            }
+            if dirs.pop().is_none() {
+                break;
+            }
+        }
+        for dir in seen {
+            self.by_dir.insert(dir, found.clone());
+        }
+        found
+    }
+}
+
+/// The `[package]` name of a `Cargo.toml` (bounded, never through a
+/// symlink), `-` read as `_`.
+fn package_name(manifest: &Path) -> Option<String> {
+    let bytes = zurdo_base::files::read_bounded_nofollow(manifest, 1024 * 1024).ok()?;
+    let text = String::from_utf8_lossy(&bytes);
+    let mut in_package = false;
+    for line in text.lines() {
+        let line = line.trim();
+        if line.starts_with('[') {
+            in_package = line == "[package]";
+            continue;
+        }
+        if !in_package {
+            continue;
+        }
+        let Some(rest) = line.strip_prefix("name") else {
+            continue;
+        };
+        let Some(value) = rest.trim_start().strip_prefix('=') else {
+            continue;
+        };
+        let name = value.trim().trim_matches(|c| c == '"' || c == '\'');
+        if !name.is_empty()
+            && name
+                .chars()
+                .all(|c| c.is_alphanumeric() || c == '-' || c == '_')
+        {
+            return Some(name.replace('-', "_"));
+        }
+    }
+    None
+}
+
 /// What a walk found, against what was known.
 struct Scan {
     /// Files whose language and hash are unchanged.
@@ -251,8 +336,13 @@ fn scan(
     let settled_before = SystemTime::now()
         .duration_since(SystemTime::UNIX_EPOCH)
         .map_or(Duration::ZERO, |d| d.saturating_sub(Duration::from_secs(2)));
+    let mut crates = Crates::default();
     for (path, language) in sources {
         let full = root.join(&path);
+        let krate = match language {
+            Language::Rust => crates.of(root, &path),
+            _ => None,
+        };
         let stamp = Stamp::of(&full);
         if let Some(stamp) = stamp {
             if seen.get(&path) == Some(&stamp) {
@@ -266,7 +356,7 @@ fn scan(
         let Ok(bytes) = zurdo_base::files::read_bounded_nofollow(&full, MAX_FILE_BYTES) else {
             continue;
         };
-        let hash = sha256_hex(&bytes);
+        let hash = content_hash(&bytes, krate.as_deref());
         // Racily clean (as git calls it): a file changed within the last
         // two seconds could change again within the clock's granularity
         // without its change time moving, so its stamp is not kept and it
@@ -282,6 +372,7 @@ fn scan(
                 language,
                 bytes,
                 hash,
+                krate,
             });
         }
     }
@@ -304,6 +395,7 @@ impl Index {
             files: BTreeMap::new(),
             stamps: BTreeMap::new(),
             on_disk: Default::default(),
+            tables: Default::default(),
         };
         let Ok(files) = files_dir(root, false) else {
             return index;
@@ -371,6 +463,7 @@ impl Index {
             next.insert(file.path.clone(), file);
         }
         self.files = next;
+        self.tables = Default::default();
         Refresh {
             elapsed: started.elapsed(),
             ..stats
@@ -512,6 +605,12 @@ impl Index {
         publish_manifest(root, &mut manifest, old.generation)?;
         stats.elapsed = started.elapsed();
         Ok((stats, Some(manifest.generation), manifest.generation))
+    }
+
+    /// The resolution tables over the files (built on first use).
+    pub(crate) fn tables(&self) -> &crate::resolve::Tables {
+        self.tables
+            .get_or_init(|| crate::resolve::Tables::build(self))
     }
 
     fn current_generation(dir: &Dir) -> u64 {
@@ -734,6 +833,8 @@ struct Pending {
     language: Language,
     bytes: Vec<u8>,
     hash: String,
+    /// A Rust file's crate.
+    krate: Option<String>,
 }
 
 fn parse_all<T: Send>(todo: Vec<Pending>, each: impl Fn(FileIndex) -> T + Sync) -> Vec<T> {
@@ -771,7 +872,12 @@ fn parse_all<T: Send>(todo: Vec<Pending>, each: impl Fn(FileIndex) -> T + Sync) 
 }
 
 fn parse_one(pending: Pending) -> FileIndex {
-    let mut file = adapters::index_file(pending.language, &pending.path, &pending.bytes);
+    let mut file = adapters::index_file_in(
+        pending.language,
+        &pending.path,
+        &pending.bytes,
+        pending.krate.as_deref(),
+    );
     file.hash = pending.hash;
     file
 }

@@ -8,7 +8,8 @@ pub mod index;
 pub mod model;
 pub mod qualified;
 pub mod query;
+pub mod resolve;
 
 pub use index::{Index, Refresh};
-pub use model::{FileIndex, Kind, Reference, Symbol};
+pub use model::{FileIndex, Import, Kind, Param, Receiver, Reference, Symbol};
 pub use qualified::QualifiedPath;

@@ -103,30 +103,140 @@ pub struct Symbol {
     /// For an alias: the path it names, as written (`["crate", "a", "b"]`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub target: Vec<String>,
+    /// For a class, interface or struct: what it extends, as written
+    /// (`class A(B, m.C)` → `[["B"], ["m", "C"]]`, a Go struct's embedded
+    /// types). A member not found on the type is looked up on these.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bases: Vec<Vec<String>>,
+    /// For a function or method: the type it returns, as written (`Self`,
+    /// `Config`; `Option<T>`, `Result<T, E>`, `*T`, `Promise<T>` → `T`);
+    /// for a field: its declared type. Empty when not written or not a
+    /// plain type name.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub returns: Vec<String>,
+    /// For a TypeScript function, method or constructor: each parameter's
+    /// declared type, and when it is a function type, its parameters'
+    /// (what a callback passed there receives).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub params: Vec<Param>,
+}
+
+/// A parameter's declared type (see [`Symbol::params`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Param {
+    /// The type, as a path (empty: not a plain type name).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ty: Vec<String>,
+    /// For a function type: its parameters' types, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub callback: Vec<Vec<String>>,
+}
+
+impl Symbol {
+    /// A definition at `line` with no target, bases or type.
+    pub fn new(path: QualifiedPath, kind: Kind, line: u32) -> Symbol {
+        Symbol {
+            path,
+            kind,
+            line,
+            target: Vec::new(),
+            bases: Vec::new(),
+            returns: Vec::new(),
+            params: Vec::new(),
+        }
+    }
+}
+
+/// A name a file binds by importing it (`import os`, `use a::b::C;`,
+/// `import { a } from './x'`, `const x = require('./x')`, a Go import),
+/// or a glob import (`from m import *`, `use m::*`, `export * from './m'`).
+/// Imports are bindings, not definitions: they resolve the names a file
+/// uses and are not listed as definitions.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Import {
+    /// The name bound (empty for a glob).
+    pub name: String,
+    /// What it names, as written: `["os", "path"]`, `["crate", "a", "C"]`,
+    /// `["./x", "a"]` (a JavaScript module specifier is one segment), a Go
+    /// import path's segments.
+    pub target: Vec<String>,
+    /// 1-based line.
+    pub line: u32,
+    /// The scope it is bound in: the file's module path, or the function
+    /// it is imported in.
+    pub scope: QualifiedPath,
+    /// A glob: every name of the target module is bound.
+    pub glob: bool,
+    /// Re-exported: the names it binds are the module's own too (`pub use
+    /// m::*`, `export * from`).
+    pub public: bool,
+}
+
+/// What the value before a member use is (`x` in `x.load()`), as far as
+/// syntax tells: the receiver's declared or constructed type in the same
+/// scope, `self`/`this`, `super`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Receiver {
+    /// Not a member use on a value: the reference's path is written from a
+    /// name (`config.load`, `Config::load`, `helper`). A member use with a
+    /// one-segment path and no receiver is on a value of unknown type.
+    #[default]
+    None,
+    /// `self`, `this`, `cls`: an instance of the enclosing class, by its
+    /// qualified path (a Rust impl's type).
+    This(QualifiedPath),
+    /// `super()`, `super`: the bases of the enclosing class.
+    Super(QualifiedPath),
+    /// A value of the type written (`x: Config`, `new Config()`, `&Config{}`).
+    Type(Vec<String>),
+    /// The value a call of the path written returns (`x = make()`, `let x
+    /// = Config::new()`): an instance when the path is a class, else what
+    /// the function's return type says.
+    Call(Vec<String>),
+    /// A value of unknown type (a local, a parameter with no annotation, a
+    /// call's result: `x.a.m()`, `f().m()`).
+    Unknown,
+    /// What calling member chains in turn on a value returns
+    /// (`builder.build().unwrap()` → `builder`'s value, then `["build"]`).
+    Chain(Box<Receiver>, Vec<Vec<String>>),
+    /// A parameter of a callback passed as argument `arg` to the function
+    /// (or constructor) the path names: what that function's declared
+    /// parameter type gives its `param`th parameter (`new
+    /// Observable((subscriber) => …)`).
+    Param(Vec<String>, u32, u32),
+}
+
+impl Receiver {
+    /// True for [`Receiver::None`].
+    pub fn is_none(&self) -> bool {
+        *self == Receiver::None
+    }
 }
 
 /// One use of a name.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Reference {
     /// The name as written, split into segments: `Config::load` →
     /// `["Config", "load"]`, `config.load()` on a module → `["config",
     /// "load"]`, a method call on a value `x.load()` → `["load"]` with
     /// `member` set.
     pub path: Vec<String>,
-    /// True for `value.name` / `value.name()`, where the receiver's type is
-    /// not known syntactically.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    /// True for a member use, `value.name` / `value.name()` or
+    /// `module.name`: the last segment is looked up on what comes before
+    /// it (the rest of the path, or the [`Receiver`]).
     pub member: bool,
     /// True when the use is a call.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub call: bool,
     /// 1-based line.
     pub line: u32,
     /// The qualified path of the innermost function or method the use is
     /// in (empty at top level): the same path as that function's
     /// definition, shared, not copied.
-    #[serde(default, skip_serializing_if = "QualifiedPath::is_empty")]
     pub caller: QualifiedPath,
+    /// For a member use on a value: what the value is. Its `path` is then
+    /// the chain of members read from it (`self.cache.clear()` → `["cache",
+    /// "clear"]` on `This`), not a name.
+    pub receiver: Receiver,
 }
 
 /// Everything one file defines and uses.
@@ -155,6 +265,12 @@ pub struct FileIndex {
     /// Set when tree-sitter reported syntax errors (the rest is still indexed).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub syntax_errors: bool,
+    /// What imports name this file by: its module path (a Rust file's
+    /// starts with its crate's name; a Go file's is its directory).
+    #[serde(default)]
+    pub module: Vec<String>,
+    /// The names it imports, in source order.
+    pub imports: Vec<Import>,
 }
 
 impl Serialize for FileIndex {
@@ -168,26 +284,72 @@ impl Serialize for FileIndex {
                 kind: s.kind,
                 line: s.line,
                 target: &s.target,
+                bases: &s.bases,
+                returns: &s.returns,
+                params: &s.params,
             })
             .collect();
         let references: Vec<wire::ReferenceOut<'_>> = self
             .references
             .iter()
-            .map(|r| wire::ReferenceOut {
-                path: &r.path,
-                member: r.member,
-                call: r.call,
-                line: r.line,
-                caller: scopes.id(&r.caller),
+            .map(|r| {
+                let (base, via): (&Receiver, &[Vec<String>]) = match &r.receiver {
+                    Receiver::Chain(base, via) => (base, via),
+                    other => (other, &[]),
+                };
+                let (cb, cba, cbp) = match base {
+                    Receiver::Param(callee, a, p) => (callee.as_slice(), *a, *p),
+                    _ => (&[][..], 0, 0),
+                };
+                let (this, sup, ty, of) = match base {
+                    Receiver::None
+                    | Receiver::Unknown
+                    | Receiver::Chain(..)
+                    | Receiver::Param(..) => (0, 0, &[][..], &[][..]),
+                    Receiver::This(p) => (scopes.id(p), 0, &[][..], &[][..]),
+                    Receiver::Super(p) => (0, scopes.id(p), &[][..], &[][..]),
+                    Receiver::Type(t) => (0, 0, t.as_slice(), &[][..]),
+                    Receiver::Call(c) => (0, 0, &[][..], c.as_slice()),
+                };
+                wire::ReferenceOut {
+                    path: &r.path,
+                    member: r.member,
+                    call: r.call,
+                    line: r.line,
+                    caller: scopes.id(&r.caller),
+                    this,
+                    sup,
+                    ty,
+                    of,
+                    val: *base == Receiver::Unknown,
+                    via,
+                    cb,
+                    cba,
+                    cbp,
+                }
+            })
+            .collect();
+        let imports: Vec<wire::ImportOut<'_>> = self
+            .imports
+            .iter()
+            .map(|i| wire::ImportOut {
+                name: &i.name,
+                target: &i.target,
+                line: i.line,
+                scope: scopes.id(&i.scope),
+                glob: i.glob,
+                public: i.public,
             })
             .collect();
         wire::FileOut {
             path: &self.path,
             language: &self.language,
             hash: &self.hash,
+            module: &self.module,
             scopes: &scopes.list,
             symbols,
             references,
+            imports,
             syntax_errors: self.syntax_errors,
         }
         .serialize(serializer)
@@ -232,15 +394,26 @@ mod wire {
         }
     }
 
+    fn is_zero(n: &u32) -> bool {
+        *n == 0
+    }
+
+    fn not(b: &bool) -> bool {
+        !*b
+    }
+
     #[derive(Serialize)]
     pub(super) struct FileOut<'a> {
         pub(super) path: &'a str,
         pub(super) language: &'a str,
         pub(super) hash: &'a str,
+        pub(super) module: &'a [String],
         pub(super) scopes: &'a [(u32, &'a str)],
         pub(super) symbols: Vec<SymbolOut<'a>>,
         pub(super) references: Vec<ReferenceOut<'a>>,
-        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        pub(super) imports: Vec<ImportOut<'a>>,
+        #[serde(skip_serializing_if = "not")]
         pub(super) syntax_errors: bool,
     }
 
@@ -251,22 +424,56 @@ mod wire {
         pub(super) line: u32,
         #[serde(skip_serializing_if = "<[String]>::is_empty")]
         pub(super) target: &'a [String],
+        #[serde(skip_serializing_if = "<[Vec<String>]>::is_empty")]
+        pub(super) bases: &'a [Vec<String>],
+        #[serde(skip_serializing_if = "<[String]>::is_empty")]
+        pub(super) returns: &'a [String],
+        #[serde(skip_serializing_if = "<[Param]>::is_empty")]
+        pub(super) params: &'a [Param],
     }
 
     #[derive(Serialize)]
     pub(super) struct ReferenceOut<'a> {
         pub(super) path: &'a [String],
-        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        #[serde(skip_serializing_if = "not")]
         pub(super) member: bool,
-        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        #[serde(skip_serializing_if = "not")]
         pub(super) call: bool,
         pub(super) line: u32,
         #[serde(skip_serializing_if = "is_zero")]
         pub(super) caller: u32,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub(super) this: u32,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub(super) sup: u32,
+        #[serde(skip_serializing_if = "<[String]>::is_empty")]
+        pub(super) ty: &'a [String],
+        #[serde(skip_serializing_if = "<[String]>::is_empty")]
+        pub(super) of: &'a [String],
+        #[serde(skip_serializing_if = "not")]
+        pub(super) val: bool,
+        #[serde(skip_serializing_if = "<[Vec<String>]>::is_empty")]
+        pub(super) via: &'a [Vec<String>],
+        #[serde(skip_serializing_if = "<[String]>::is_empty")]
+        pub(super) cb: &'a [String],
+        #[serde(skip_serializing_if = "is_zero")]
+        pub(super) cba: u32,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub(super) cbp: u32,
     }
 
-    fn is_zero(n: &u32) -> bool {
-        *n == 0
+    #[derive(Serialize)]
+    pub(super) struct ImportOut<'a> {
+        #[serde(skip_serializing_if = "str::is_empty")]
+        pub(super) name: &'a str,
+        pub(super) target: &'a [String],
+        pub(super) line: u32,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub(super) scope: u32,
+        #[serde(skip_serializing_if = "not")]
+        pub(super) glob: bool,
+        #[serde(skip_serializing_if = "not")]
+        pub(super) public: bool,
     }
 
     #[derive(Deserialize)]
@@ -274,9 +481,13 @@ mod wire {
         path: String,
         language: String,
         hash: String,
+        #[serde(default)]
+        module: Vec<String>,
         scopes: Vec<(u32, String)>,
         symbols: Vec<SymbolIn>,
         references: Vec<ReferenceIn>,
+        #[serde(default)]
+        imports: Vec<ImportIn>,
         #[serde(default)]
         syntax_errors: bool,
     }
@@ -288,6 +499,12 @@ mod wire {
         line: u32,
         #[serde(default)]
         target: Vec<String>,
+        #[serde(default)]
+        bases: Vec<Vec<String>>,
+        #[serde(default)]
+        returns: Vec<String>,
+        #[serde(default)]
+        params: Vec<Param>,
     }
 
     #[derive(Deserialize)]
@@ -300,6 +517,38 @@ mod wire {
         line: u32,
         #[serde(default)]
         caller: u32,
+        #[serde(default)]
+        this: u32,
+        #[serde(default)]
+        sup: u32,
+        #[serde(default)]
+        ty: Vec<String>,
+        #[serde(default)]
+        of: Vec<String>,
+        #[serde(default)]
+        val: bool,
+        #[serde(default)]
+        via: Vec<Vec<String>>,
+        #[serde(default)]
+        cb: Vec<String>,
+        #[serde(default)]
+        cba: u32,
+        #[serde(default)]
+        cbp: u32,
+    }
+
+    #[derive(Deserialize)]
+    struct ImportIn {
+        #[serde(default)]
+        name: String,
+        target: Vec<String>,
+        line: u32,
+        #[serde(default)]
+        scope: u32,
+        #[serde(default)]
+        glob: bool,
+        #[serde(default)]
+        public: bool,
     }
 
     impl TryFrom<File> for FileIndex {
@@ -321,6 +570,9 @@ mod wire {
                         kind: s.kind,
                         line: s.line,
                         target: s.target,
+                        bases: s.bases,
+                        returns: s.returns,
+                        params: s.params,
                     })
                 })
                 .collect::<Result<Vec<Symbol>, String>>()?;
@@ -328,15 +580,50 @@ mod wire {
                 .references
                 .into_iter()
                 .map(|r| {
+                    let receiver = if r.this != 0 {
+                        Receiver::This(resolve(&paths, r.this)?.clone())
+                    } else if r.sup != 0 {
+                        Receiver::Super(resolve(&paths, r.sup)?.clone())
+                    } else if !r.ty.is_empty() {
+                        Receiver::Type(r.ty)
+                    } else if !r.of.is_empty() {
+                        Receiver::Call(r.of)
+                    } else if r.val {
+                        Receiver::Unknown
+                    } else if !r.cb.is_empty() {
+                        Receiver::Param(r.cb, r.cba, r.cbp)
+                    } else {
+                        Receiver::None
+                    };
+                    let receiver = if r.via.is_empty() {
+                        receiver
+                    } else {
+                        Receiver::Chain(Box::new(receiver), r.via)
+                    };
                     Ok(Reference {
                         path: r.path,
                         member: r.member,
                         call: r.call,
                         line: r.line,
                         caller: resolve(&paths, r.caller)?.clone(),
+                        receiver,
                     })
                 })
                 .collect::<Result<Vec<Reference>, String>>()?;
+            let imports = file
+                .imports
+                .into_iter()
+                .map(|i| {
+                    Ok(Import {
+                        name: i.name,
+                        target: i.target,
+                        line: i.line,
+                        scope: resolve(&paths, i.scope)?.clone(),
+                        glob: i.glob,
+                        public: i.public,
+                    })
+                })
+                .collect::<Result<Vec<Import>, String>>()?;
             Ok(FileIndex {
                 path: file.path,
                 language: file.language,
@@ -344,6 +631,8 @@ mod wire {
                 symbols,
                 references,
                 syntax_errors: file.syntax_errors,
+                module: file.module,
+                imports,
             })
         }
     }
@@ -385,8 +674,12 @@ mod tests {
         let src = "function outer() { a(); function mid() { b(); function inner() { c(); } } }\nfunction other() {}\n";
         let file = index_file(Language::JavaScript, "src/deep.js", src.as_bytes());
         let json = serde_json::to_string(&file).unwrap_or_default();
+        // Each scope once in the table (the module path is also written
+        // out on its own, once).
+        let table = json.split("\"symbols\"").next().unwrap_or_default();
+        let table = table.split("\"scopes\"").nth(1).unwrap_or_default();
         for segment in ["\"deep\"", "\"outer\"", "\"mid\"", "\"inner\"", "\"other\""] {
-            assert_eq!(json.matches(segment).count(), 1, "{segment} in {json}");
+            assert_eq!(table.matches(segment).count(), 1, "{segment} in {json}");
         }
         let back: Result<FileIndex, _> = serde_json::from_str(&json);
         assert_eq!(back.ok().as_ref(), Some(&file));

@@ -1,20 +1,20 @@
-//! Resolution: definitions, references and callers of a `::` name.
+//! Answers: the definitions, references and callers of a `::` name, the
+//! same for `[symbol:]`, `[references:]`, `[callers:]` and `zurdo lumen
+//! query` ([`Index::answer`]).
 //!
 //! * **Definitions.** A name matches a symbol whose qualified path ends with
 //!   the name's segments (`Config::load` matches `config::Config::load`).
-//!   Only what an adapter mapped is found; nothing is guessed.
-//! * **References** are matched syntactically, since no type checker runs:
-//!   - a reference written as a path (`Config::load`, `helper`) matches when
-//!     its segments end the definition's path (`Self` matches any type);
-//!   - an unqualified reference is attributed to a definition in its own
-//!     file when that file defines the name, and otherwise to every
-//!     definition of the name (imports bring names in);
-//!   - the object of a member use (`VERSION` in `VERSION.length`) is a use
-//!     of that name, under the same own-file rule;
-//!   - a member use (`x.load()`, `pkg.Func()`) matches when its qualifier is
-//!     the definition's parent (`store.New` → `store::New`), or, when the
-//!     receiver is a value whose type is unknown, any method or field of
-//!     that name.
+//!   A name that matches only an alias (a re-export) resolves to what the
+//!   alias names; `Type::member` that the type does not declare resolves to
+//!   the member a base declares. Only what an adapter mapped is found;
+//!   nothing is guessed.
+//! * **References** are resolved by the rules of [`crate::resolve`]: what
+//!   each segment of a use names in its file's scopes. A use whose last
+//!   segment names the definition is a use of it (a call when the use is a
+//!   call); one whose earlier segment names it is a non-call use (`X` in
+//!   `X.m()`, `Type::new()`). A member use on a value of unknown type that
+//!   could be any of several types' members is *ambiguous*: listed, not
+//!   counted.
 //! * **Other sites only.** A definition's own line, and a function's uses
 //!   of itself (recursion), do not count as references or callers.
 
@@ -22,6 +22,7 @@ use std::collections::HashSet;
 
 use crate::index::Index;
 use crate::model::{FileIndex, Kind, QualifiedPath, Reference, Symbol};
+use crate::resolve::Resolver;
 
 /// A definition found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,26 +40,34 @@ pub struct Use<'a> {
     pub file: &'a FileIndex,
     /// The reference.
     pub reference: &'a Reference,
+    /// True when the use calls the definition (`X.m()` calls `m`; it uses
+    /// `X` without calling it).
+    pub call: bool,
+}
+
+/// What Lumen answers about a name: one resolution for the hints and for
+/// `zurdo lumen query`.
+#[derive(Debug, Clone, Default)]
+pub struct Answer<'a> {
+    /// The definitions hints resolve (query-only kinds left out; aliases
+    /// and inherited members followed).
+    pub definitions: Vec<Definition<'a>>,
+    /// Definitions of the name of query-only kinds (fields, variants,
+    /// macros, aliases).
+    pub query_only: Vec<Definition<'a>>,
+    /// Uses of the definitions (of the query-only ones when there are no
+    /// others), at other sites.
+    pub references: Vec<Use<'a>>,
+    /// Uses that may be of them but could as well be of another type's
+    /// member of that name (a value of unknown type): not counted.
+    pub ambiguous: Vec<Use<'a>>,
+    /// The distinct functions and methods among `references` that call
+    /// them, one call site each.
+    pub callers: Vec<Use<'a>>,
 }
 
 /// How many aliases a name is followed through (`a` → `b` → `c` …).
 const MAX_ALIAS_HOPS: usize = 4;
-
-/// An alias's target as a name: relative-import dots and `crate`, `self`,
-/// `super` segments dropped (`[".", "store", "Store"]` → `store::Store`).
-fn alias_target(target: &[String]) -> Vec<String> {
-    target
-        .iter()
-        .filter(|s| {
-            !matches!(
-                s.as_str(),
-                "." | ".." | "crate" | "self" | "super" | "$crate"
-            )
-        })
-        .filter(|s| !s.chars().all(|c| c == '.'))
-        .cloned()
-        .collect()
-}
 
 /// True when `path` ends with `name` at segment boundaries (`Self` in
 /// `name` matches any segment). Reads only the last `name.len()` segments.
@@ -72,6 +81,30 @@ pub fn ends_with(path: &QualifiedPath, name: &[String]) -> bool {
 }
 
 impl Index {
+    /// Everything Lumen answers about `name`.
+    pub fn answer(&self, name: &[String]) -> Answer<'_> {
+        let definitions = self.hint_definitions(name);
+        let query_only: Vec<Definition<'_>> = self
+            .definitions(name)
+            .into_iter()
+            .filter(|d| !d.symbol.kind.hint_target())
+            .collect();
+        let targets: &[Definition<'_>] = if definitions.is_empty() {
+            &query_only
+        } else {
+            &definitions
+        };
+        let (references, ambiguous) = self.uses(targets);
+        let callers = distinct_callers(&references);
+        Answer {
+            definitions,
+            query_only,
+            references,
+            ambiguous,
+            callers,
+        }
+    }
+
     /// Every definition matching `name`, of any kind, in path order.
     pub fn definitions(&self, name: &[String]) -> Vec<Definition<'_>> {
         let mut out = Vec::new();
@@ -89,8 +122,11 @@ impl Index {
     /// left out). A name that is only a re-export or import alias
     /// (`from .store import Store` in `app/__init__.py` makes `app::Store`)
     /// resolves to what the alias names, when that is defined: the name is
-    /// then defined under its public path too.
+    /// then defined under its public path too. `Type::member` that `Type`
+    /// does not declare resolves to what a base of it declares.
     pub fn hint_definitions(&self, name: &[String]) -> Vec<Definition<'_>> {
+        let tables = self.tables();
+        let resolver = Resolver::new(self, tables);
         let mut names = vec![name.to_vec()];
         for _ in 0..MAX_ALIAS_HOPS {
             let Some(current) = names.pop() else {
@@ -105,7 +141,34 @@ impl Index {
             if !found.is_empty() {
                 return found;
             }
-            // Follow the first alias whose target is a name.
+            // An alias whose target resolves.
+            let mut through: Vec<Definition<'_>> = Vec::new();
+            for d in all.iter().filter(|d| d.symbol.kind == Kind::Alias) {
+                for t in resolver.alias(d.file, d.symbol) {
+                    if t.symbol.kind.hint_target() && !through.contains(&t) {
+                        through.push(t);
+                    }
+                }
+            }
+            if !through.is_empty() {
+                return through;
+            }
+            // A member a base declares.
+            if let Some((member, owner)) = current.split_last() {
+                if !owner.is_empty() {
+                    let types = self.hint_definitions(owner);
+                    let inherited = resolver.inherited(&types, member);
+                    let found: Vec<Definition<'_>> = inherited
+                        .into_iter()
+                        .filter(|d| d.symbol.kind.hint_target())
+                        .collect();
+                    if !found.is_empty() {
+                        return found;
+                    }
+                }
+            }
+            // Else the first alias whose target is a name (written as a
+            // path the index may define under a longer one).
             names.extend(
                 all.iter()
                     .filter(|d| d.symbol.kind == Kind::Alias)
@@ -116,78 +179,178 @@ impl Index {
         Vec::new()
     }
 
-    /// Uses of any of `targets` at sites other than the definitions
+    /// Certain uses of any of `targets` at sites other than the definitions
     /// themselves.
     pub fn references(&self, targets: &[Definition<'_>]) -> Vec<Use<'_>> {
-        let mut out = Vec::new();
-        for file in self.files.values() {
-            for reference in &file.references {
-                if targets.iter().any(|t| self.refers(file, reference, t)) {
-                    out.push(Use { file, reference });
-                }
-            }
-        }
-        out
+        self.uses(targets).0
     }
 
     /// The distinct functions and methods that call any of `targets`, with
     /// one call site each.
     pub fn callers(&self, targets: &[Definition<'_>]) -> Vec<Use<'_>> {
-        // Hashing a caller reads the digest it keeps, however deep it is.
-        let mut seen: HashSet<(&str, &QualifiedPath)> = HashSet::new();
-        self.references(targets)
-            .into_iter()
-            .filter(|u| u.reference.call && !u.reference.caller.is_empty())
-            .filter(|u| seen.insert((u.file.path.as_str(), &u.reference.caller)))
-            .collect()
+        distinct_callers(&self.references(targets))
     }
 
-    fn refers(&self, file: &FileIndex, r: &Reference, target: &Definition<'_>) -> bool {
-        let path = &target.symbol.path;
-        let (Some(last), Some(written)) = (path.last(), r.path.last()) else {
-            return false;
-        };
-        // Not the definition itself, nor a function's use of itself
-        // (recursion). A type used inside its own methods (`new App()` in a
-        // factory) is a use like any other.
-        if std::ptr::eq(file, target.file)
-            && (r.line == target.symbol.line
-                || (target.symbol.kind.callable() && r.caller.starts_with_path(path)))
-        {
-            return false;
+    /// The certain and the ambiguous uses of any of `targets`.
+    pub fn uses(&self, targets: &[Definition<'_>]) -> (Vec<Use<'_>>, Vec<Use<'_>>) {
+        let mut certain = Vec::new();
+        let mut ambiguous = Vec::new();
+        if targets.is_empty() {
+            return (certain, ambiguous);
         }
-        if last != written {
-            // `VERSION.length`, `settings.TIMEOUT`: the object of a member
-            // use is itself a use of that name.
-            return r.member
-                && r.path.len() >= 2
-                && r.path[0] == *last
-                && !matches!(target.symbol.kind, Kind::Method | Kind::Field)
-                && self.unqualified(file, last, target);
-        }
-        if r.member {
-            let qualifier = r.path.len().checked_sub(2).map(|i| &r.path[i]);
-            let parent = path.rev().nth(1);
-            return match qualifier {
-                Some(q) if parent == Some(q) => true,
-                _ => matches!(target.symbol.kind, Kind::Method | Kind::Field),
-            };
-        }
-        if !ends_with(path, &r.path) {
-            return false;
-        }
-        r.path.len() > 1 || self.unqualified(file, last, target)
-    }
-
-    /// An unqualified use of `name` in `file` goes to `file`'s own
-    /// definition of it when there is one, else to every definition.
-    fn unqualified(&self, file: &FileIndex, name: &str, target: &Definition<'_>) -> bool {
-        let local = file
-            .symbols
+        let tables = self.tables();
+        let resolver = Resolver::new(self, tables);
+        let wanted: HashSet<*const Symbol> = targets
             .iter()
-            .any(|s| s.kind.hint_target() && s.path.last().map(String::as_str) == Some(name));
-        !local || std::ptr::eq(file, target.file)
+            .map(|t| std::ptr::from_ref(t.symbol))
+            .collect();
+        let names = self.names_of(targets);
+        for file in self.files.values() {
+            for reference in &file.references {
+                if !reference.path.iter().any(|s| names.contains(s.as_str())) {
+                    continue;
+                }
+                let last = reference.path.len() - 1;
+                let mut verdict: Option<(bool, bool)> = None;
+                for step in resolver.steps(file, reference) {
+                    let Some(t) = step
+                        .defs
+                        .iter()
+                        .find(|d| wanted.contains(&std::ptr::from_ref(d.symbol)))
+                    else {
+                        continue;
+                    };
+                    if own_site(file, reference, t) {
+                        continue;
+                    }
+                    let call = reference.call && step.index == last;
+                    verdict = Some(match verdict {
+                        Some((c, was_call)) => (c || step.certain, was_call || call),
+                        None => (step.certain, call),
+                    });
+                }
+                if let Some((is_certain, call)) = verdict {
+                    let u = Use {
+                        file,
+                        reference,
+                        call,
+                    };
+                    if is_certain {
+                        certain.push(u);
+                    } else {
+                        ambiguous.push(u);
+                    }
+                }
+            }
+        }
+        (certain, ambiguous)
     }
+
+    /// The class names `new X()` calls a JavaScript/TypeScript constructor
+    /// among `targets` with: its class's, and its subclasses' (which
+    /// inherit it unless they declare their own; resolution tells).
+    fn constructed_with(&self, targets: &[Definition<'_>]) -> HashSet<String> {
+        let mut classes: HashSet<String> = targets
+            .iter()
+            .filter(|t| !matches!(t.file.language.as_str(), "rust" | "python" | "go"))
+            .filter(|t| t.symbol.path.last().is_some_and(|l| l == "constructor"))
+            .filter_map(|t| t.symbol.path.parent().last().cloned())
+            .collect();
+        if classes.is_empty() {
+            return classes;
+        }
+        // Subclasses, a bounded number of levels down.
+        for _ in 0..MAX_ALIAS_HOPS {
+            let mut more = Vec::new();
+            for file in self.files.values() {
+                for s in file.symbols.iter().filter(|s| !s.bases.is_empty()) {
+                    let Some(name) = s.path.last() else { continue };
+                    let extends = s
+                        .bases
+                        .iter()
+                        .any(|b| b.last().is_some_and(|l| classes.contains(l)));
+                    if extends && !classes.contains(name) {
+                        more.push(name.clone());
+                    }
+                }
+            }
+            if more.is_empty() {
+                break;
+            }
+            classes.extend(more);
+        }
+        classes
+    }
+
+    /// The names a use of `targets` may be written with: their own, and
+    /// the names imports and aliases give them (`import { a as b }`).
+    fn names_of(&self, targets: &[Definition<'_>]) -> HashSet<String> {
+        let mut names: HashSet<String> = targets
+            .iter()
+            .filter_map(|t| t.symbol.path.last().cloned())
+            .collect();
+        names.extend(self.constructed_with(targets));
+        for _ in 0..2 {
+            let mut more = Vec::new();
+            for file in self.files.values() {
+                let aliases = file
+                    .symbols
+                    .iter()
+                    .filter(|s| s.kind == Kind::Alias)
+                    .filter_map(|s| Some((s.path.last()?, &s.target)));
+                let imports = file.imports.iter().map(|i| (&i.name, &i.target));
+                for (name, target) in aliases.chain(imports) {
+                    if target.last().is_some_and(|t| names.contains(t)) && !names.contains(name) {
+                        more.push(name.clone());
+                    }
+                }
+            }
+            if more.is_empty() {
+                break;
+            }
+            names.extend(more);
+        }
+        names
+    }
+}
+
+/// A definition's own line, or a function's use of itself (recursion).
+fn own_site(file: &FileIndex, r: &Reference, target: &Definition<'_>) -> bool {
+    std::ptr::eq(file, target.file)
+        && (r.line == target.symbol.line
+            || (target.symbol.kind.callable() && r.caller.starts_with_path(&target.symbol.path)))
+}
+
+/// The uses that are calls from inside a function, one per distinct caller.
+fn distinct_callers<'a>(uses: &[Use<'a>]) -> Vec<Use<'a>> {
+    // Hashing a caller reads the digest it keeps, however deep it is.
+    let mut seen: HashSet<(&str, &QualifiedPath)> = HashSet::new();
+    uses.iter()
+        .filter(|u| u.call && !u.reference.caller.is_empty())
+        .filter(|u| seen.insert((u.file.path.as_str(), &u.reference.caller)))
+        .copied()
+        .collect()
+}
+
+/// An alias's target as a name: relative-import dots, module specifiers
+/// and `crate`, `self`, `super` segments dropped (`[".", "store", "Store"]`
+/// → `store::Store`).
+fn alias_target(target: &[String]) -> Vec<String> {
+    target
+        .iter()
+        .filter(|s| {
+            !matches!(
+                s.as_str(),
+                "." | ".." | "crate" | "self" | "super" | "$crate"
+            )
+        })
+        .filter(|s| !s.chars().all(|c| c == '.'))
+        .map(|s| match s.rsplit_once('/') {
+            Some((_, last)) => last.to_string(),
+            None => s.clone(),
+        })
+        .filter(|s| !s.is_empty() && !s.starts_with('.'))
+        .collect()
 }
 
 #[cfg(test)]
@@ -199,12 +362,7 @@ mod tests {
     }
 
     fn symbol(path: &str, kind: Kind, line: u32) -> Symbol {
-        Symbol {
-            path: seg(path).into(),
-            kind,
-            line,
-            target: Vec::new(),
-        }
+        Symbol::new(seg(path).into(), kind, line)
     }
 
     fn reference(path: &str, member: bool, call: bool, line: u32, caller: &str) -> Reference {
@@ -219,6 +377,7 @@ mod tests {
                 seg(caller)
             }
             .into(),
+            receiver: crate::model::Receiver::None,
         }
     }
 
@@ -227,6 +386,7 @@ mod tests {
         let config = FileIndex {
             path: "src/config.rs".into(),
             language: "rust".into(),
+            module: seg("config"),
             symbols: vec![
                 symbol("config::Config", Kind::Class, 1),
                 symbol("config::Config::load", Kind::Method, 3),
@@ -244,10 +404,20 @@ mod tests {
             path: "src/main.rs".into(),
             language: "rust".into(),
             symbols: vec![
+                symbol("config", Kind::Module, 1),
                 symbol("main", Kind::Function, 1),
                 symbol("run", Kind::Function, 5),
                 symbol("helper", Kind::Function, 20),
             ],
+            // `use config::Config;`
+            imports: vec![crate::model::Import {
+                name: "Config".into(),
+                target: seg("config::Config"),
+                line: 1,
+                scope: QualifiedPath::new(),
+                glob: false,
+                public: false,
+            }],
             references: vec![
                 reference("Config::load", false, true, 2, "main"),
                 reference("Config::load", false, true, 6, "run"),

@@ -12,7 +12,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::Mutex;
 
-use zurdo_lumen::query::{Definition, Use};
+use zurdo_lumen::query::{Answer, Use};
 use zurdo_lumen::Index;
 
 use super::files;
@@ -36,13 +36,15 @@ pub fn check(root: &Path, shared: &Shared, check: &Check) -> (Verdict, Evidence)
     }
 }
 
-fn resolve<'a>(index: &'a Index, name: &QualifiedName) -> Result<Vec<Definition<'a>>, Reason> {
-    let defs = index.hint_definitions(&name.segments);
-    if !defs.is_empty() {
-        return Ok(defs);
+/// The answer for `name` (the same `zurdo lumen query` prints), or why
+/// the name is not defined.
+fn resolve<'a>(index: &'a Index, name: &QualifiedName) -> Result<Answer<'a>, Reason> {
+    let answer = index.answer(&name.segments);
+    if !answer.definitions.is_empty() {
+        return Ok(answer);
     }
-    let other: BTreeSet<&str> = index
-        .definitions(&name.segments)
+    let other: BTreeSet<&str> = answer
+        .query_only
         .iter()
         .map(|d| d.symbol.kind.name())
         .collect();
@@ -71,7 +73,8 @@ fn resolve<'a>(index: &'a Index, name: &QualifiedName) -> Result<Vec<Definition<
 fn symbol(root: &Path, index: &Index, name: &QualifiedName) -> (Verdict, Evidence) {
     match resolve(index, name) {
         Err(reason) => (Verdict::Fail(reason), Evidence::default()),
-        Ok(defs) => {
+        Ok(answer) => {
+            let defs = &answer.definitions;
             let note = format!(
                 "defined at {}",
                 sites(defs.iter().map(|d| (d.file.path.as_str(), d.symbol.line)))
@@ -83,11 +86,12 @@ fn symbol(root: &Path, index: &Index, name: &QualifiedName) -> (Verdict, Evidenc
 }
 
 fn references(root: &Path, index: &Index, name: &QualifiedName) -> (Verdict, Evidence) {
-    let defs = match resolve(index, name) {
+    let answer = match resolve(index, name) {
         Err(reason) => return (Verdict::Fail(reason), Evidence::default()),
-        Ok(defs) => defs,
+        Ok(answer) => answer,
     };
-    let uses = index.references(&defs);
+    let defs = &answer.definitions;
+    let uses = &answer.references;
     if uses.is_empty() {
         return (
             Verdict::Fail(Reason::NoReferences {
@@ -96,11 +100,16 @@ fn references(root: &Path, index: &Index, name: &QualifiedName) -> (Verdict, Evi
             evidence(
                 root,
                 defs.iter().map(|d| d.file.path.as_str()),
-                String::new(),
+                ambiguous_note(&answer.ambiguous),
             ),
         );
     }
-    let note = format!("{} reference(s): {}", uses.len(), use_sites(&uses));
+    let note = format!(
+        "{} reference(s): {}{}",
+        uses.len(),
+        use_sites(uses),
+        prefixed(ambiguous_note(&answer.ambiguous))
+    );
     let paths = defs
         .iter()
         .map(|d| d.file.path.as_str())
@@ -115,15 +124,30 @@ fn callers(
     min: u32,
     from: Option<&QualifiedName>,
 ) -> (Verdict, Evidence) {
-    let defs = match resolve(index, name) {
+    let answer = match resolve(index, name) {
         Err(reason) => return (Verdict::Fail(reason), Evidence::default()),
-        Ok(defs) => defs,
+        Ok(answer) => answer,
     };
-    let calls = index.callers(&defs);
+    let defs = &answer.definitions;
+    let calls = &answer.callers;
+    let ambiguous: Vec<Use<'_>> = answer
+        .ambiguous
+        .iter()
+        .filter(|u| u.call)
+        .copied()
+        .collect();
     let note = if calls.is_empty() {
-        "no function calls it".to_string()
+        format!(
+            "no function calls it{}",
+            prefixed(ambiguous_note(&ambiguous))
+        )
     } else {
-        format!("called by {} ({})", caller_names(&calls), use_sites(&calls))
+        format!(
+            "called by {} ({}){}",
+            caller_names(calls),
+            use_sites(calls),
+            prefixed(ambiguous_note(&ambiguous))
+        )
     };
     let paths: Vec<&str> = defs
         .iter()
@@ -156,6 +180,27 @@ fn callers(
         );
     }
     (Verdict::Pass, evidence)
+}
+
+/// What a note says of the uses that were not counted.
+fn ambiguous_note(ambiguous: &[Use<'_>]) -> String {
+    if ambiguous.is_empty() {
+        return String::new();
+    }
+    format!(
+        "{} ambiguous use(s) not counted (a member of a value whose type syntax does not tell, which another type also declares): {}",
+        ambiguous.len(),
+        use_sites(ambiguous)
+    )
+}
+
+/// `note` after a separator, or nothing.
+fn prefixed(note: String) -> String {
+    if note.is_empty() {
+        note
+    } else {
+        format!("; {note}")
+    }
 }
 
 /// The files relied on, by their blob ids, with a one-line note.

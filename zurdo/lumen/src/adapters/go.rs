@@ -63,12 +63,12 @@
 //! Not mapped: field reads on values (`c.Port`), function literals
 //! (anonymous), labels, and imports.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use tree_sitter::{Node, Tree};
 
 use super::{Extracted, ScopedNames};
-use crate::model::{Kind, QualifiedPath};
+use crate::model::{Kind, QualifiedPath, Receiver};
 
 /// Go's predeclared type names: uses of these are not references.
 const PREDECLARED: &[&str] = &[
@@ -131,6 +131,9 @@ struct Walker<'s> {
     ctxs: Vec<Ctx>,
     /// One set of local names per top-level function or method.
     locals: Vec<HashSet<String>>,
+    /// What those locals hold, when a declaration, composite literal or
+    /// constructor call says so (`None`: several or unknown values).
+    local_types: Vec<HashMap<String, Option<Receiver>>>,
     /// The `keyed_element`s whose key is a value, marked by their composite
     /// literal (asking each element for its parents would cost the depth
     /// of the tree per element).
@@ -159,6 +162,7 @@ pub fn extract(tree: &Tree, source: &[u8], module: &[String]) -> Extracted {
             locals: None,
         }],
         locals: Vec::new(),
+        local_types: Vec::new(),
         value_keys: HashSet::new(),
         out: Extracted::for_source(source),
     };
@@ -279,39 +283,86 @@ impl<'s> Walker<'s> {
 
     /// The names bound anywhere in the function `root` (its receiver,
     /// parameters, results and body, function literals included).
-    fn scan_locals(&self, root: Node) -> HashSet<String> {
+    fn scan_locals(&self, root: Node) -> (HashSet<String>, HashMap<String, Option<Receiver>>) {
         let mut names = HashSet::new();
+        let mut types: HashMap<String, Option<Receiver>> = HashMap::new();
+        let mut record = |name: String, receiver: Option<Receiver>| match types.get(&name) {
+            Some(existing) if *existing != receiver => {
+                types.insert(name, None);
+            }
+            Some(_) => {}
+            None => {
+                types.insert(name, receiver);
+            }
+        };
         let mut stack = vec![root];
         while let Some(n) = stack.pop() {
             let mut bound: Vec<Node> = Vec::new();
             match n.kind() {
                 "parameter_declaration" | "variadic_parameter_declaration" | "var_spec" => {
                     let mut cursor = n.walk();
-                    bound.extend(
-                        n.children_by_field_name("name", &mut cursor)
-                            .filter(|c| c.kind() == "identifier"),
-                    );
+                    let declared: Vec<Node> = n
+                        .children_by_field_name("name", &mut cursor)
+                        .filter(|c| c.kind() == "identifier")
+                        .collect();
+                    let held = match n.child_by_field_name("type") {
+                        Some(t) if n.kind() != "variadic_parameter_declaration" => {
+                            let path = self.type_name(Some(t));
+                            (!path.is_empty()).then_some(Receiver::Type(path))
+                        }
+                        Some(_) => None,
+                        None => n
+                            .child_by_field_name("value")
+                            .and_then(|v| v.named_child(0))
+                            .filter(|_| declared.len() == 1)
+                            .and_then(|v| self.held(v)),
+                    };
+                    for d in &declared {
+                        record(self.text(*d), held.clone());
+                    }
+                    bound.extend(declared);
                 }
                 "short_var_declaration" => {
-                    bound.extend(
-                        n.child_by_field_name("left")
-                            .map(bound_identifiers)
-                            .unwrap_or_default(),
-                    );
+                    let left = n
+                        .child_by_field_name("left")
+                        .map(bound_identifiers)
+                        .unwrap_or_default();
+                    let right: Vec<Node> = n
+                        .child_by_field_name("right")
+                        .map(|r| {
+                            let mut c = r.walk();
+                            r.named_children(&mut c).collect()
+                        })
+                        .unwrap_or_default();
+                    for (i, l) in left.iter().enumerate() {
+                        let held = if left.len() == right.len() {
+                            self.held(right[i])
+                        } else if i == 0 && right.len() == 1 {
+                            // `x, err := New()`: the first result.
+                            self.held(right[0])
+                        } else {
+                            None
+                        };
+                        record(self.text(*l), held);
+                    }
+                    bound.extend(left);
                 }
-                "range_clause" | "receive_statement" if declares(n) => {
-                    bound.extend(
-                        n.child_by_field_name("left")
-                            .map(bound_identifiers)
-                            .unwrap_or_default(),
-                    );
-                }
-                "type_switch_statement" => {
-                    bound.extend(
-                        n.child_by_field_name("alias")
-                            .map(bound_identifiers)
-                            .unwrap_or_default(),
-                    );
+                "range_clause" | "receive_statement" | "type_switch_statement"
+                    if n.kind() == "type_switch_statement" || declares(n) =>
+                {
+                    let field = if n.kind() == "type_switch_statement" {
+                        "alias"
+                    } else {
+                        "left"
+                    };
+                    let left = n
+                        .child_by_field_name(field)
+                        .map(bound_identifiers)
+                        .unwrap_or_default();
+                    for l in &left {
+                        record(self.text(*l), None);
+                    }
+                    bound.extend(left);
                 }
                 _ => {}
             }
@@ -321,7 +372,102 @@ impl<'s> Walker<'s> {
             let mut cursor = n.walk();
             stack.extend(n.named_children(&mut cursor));
         }
-        names
+        (names, types)
+    }
+
+    /// What an expression assigned to a variable holds: `T{}`, `&T{}`,
+    /// `new(T)` a `T`; `f()`, `pkg.F()`, `x.M()` what that returns.
+    fn held(&self, value: Node) -> Option<Receiver> {
+        match value.kind() {
+            "composite_literal" => {
+                let path = self.type_name(value.child_by_field_name("type"));
+                (!path.is_empty()).then_some(Receiver::Type(path))
+            }
+            "unary_expression" => self.held(value.child_by_field_name("operand")?),
+            "call_expression" => {
+                let f = value.child_by_field_name("function")?;
+                match f.kind() {
+                    "identifier" if self.text(f) == "new" => {
+                        let args = value.child_by_field_name("arguments")?;
+                        let path = self.type_name(args.named_child(0));
+                        (!path.is_empty()).then_some(Receiver::Type(path))
+                    }
+                    "identifier" => Some(Receiver::Call(vec![self.text(f)])),
+                    "selector_expression"
+                        if chain_root(f).is_some_and(|r| r.kind() == "identifier") =>
+                    {
+                        let (path, _) = self.selector_path(f);
+                        Some(Receiver::Call(path))
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// What a name read in `ctx` holds when it is a local (a value);
+    /// `None` for any other name (a package, a package-level name).
+    fn local(&self, name: &str, ctx: usize) -> Option<Receiver> {
+        let i = self.ctxs[ctx].locals?;
+        if !self.locals.get(i).is_some_and(|l| l.contains(name)) {
+            return None;
+        }
+        let held = self
+            .local_types
+            .get(i)
+            .and_then(|t| t.get(name).cloned().flatten());
+        Some(held.unwrap_or(Receiver::Unknown))
+    }
+
+    /// Records a selector chain (a call's callee, a read): rooted in a
+    /// local, the names after it on that value; rooted in another name (a
+    /// package, a package-level variable), the whole chain as a path;
+    /// rooted in an expression, the names after it on what the expression
+    /// holds (the expression is walked).
+    fn chain<'t>(&mut self, node: Node<'t>, call: bool, ctx: usize, stack: &mut Vec<Item<'t>>) {
+        let mut names = Vec::new();
+        let mut current = node;
+        let mut at = node;
+        while current.kind() == "selector_expression" {
+            let Some(field) = current.child_by_field_name("field") else {
+                break;
+            };
+            if names.is_empty() {
+                at = field;
+            }
+            names.push(self.text(field));
+            let Some(operand) = current.child_by_field_name("operand") else {
+                break;
+            };
+            current = operand;
+        }
+        names.reverse();
+        if names.is_empty() || names.iter().any(|n| n.is_empty()) {
+            push_children(stack, node, ctx, &[]);
+            return;
+        }
+        let root = current;
+        let caller = self.ctxs[ctx].caller.clone();
+        if root.kind() == "identifier" {
+            let name = self.text(root);
+            if let Some(held) = self.local(&name, ctx) {
+                self.out.refer_chain(names, held, call, at, caller);
+                return;
+            }
+            if name.is_empty() || name == "_" || PREDECLARED_VALUES.contains(&name.as_str()) {
+                self.out
+                    .refer_chain(names, Receiver::Unknown, call, at, caller);
+                return;
+            }
+            let mut path = vec![name];
+            path.extend(names);
+            self.refer(path, true, call, at, ctx);
+            return;
+        }
+        let held = self.held(root).unwrap_or(Receiver::Unknown);
+        self.out.refer_chain(names, held, call, at, caller);
+        stack.push((root, ctx));
     }
 
     /// The locals index for a function `node` read in `ctx`: the enclosing
@@ -330,8 +476,9 @@ impl<'s> Walker<'s> {
         if let Some(i) = self.ctxs[ctx].locals {
             return i;
         }
-        let names = self.scan_locals(node);
+        let (names, types) = self.scan_locals(node);
         self.locals.push(names);
+        self.local_types.push(types);
         self.locals.len() - 1
     }
 
@@ -357,24 +504,9 @@ impl<'s> Walker<'s> {
         }
     }
 
-    /// A selector read without a call: `pkg.Name` on a non-local name is a
-    /// member reference; otherwise the operand is walked.
+    /// A selector read without a call (see [`Walker::chain`]).
     fn selector_read<'t>(&mut self, node: Node<'t>, ctx: usize, stack: &mut Vec<Item<'t>>) {
-        let operand = node.child_by_field_name("operand");
-        let field = node.child_by_field_name("field");
-        if let (Some(operand), Some(field)) = (operand, field) {
-            if operand.kind() == "identifier" {
-                let name = self.text(operand);
-                if self.is_value_name(&name, ctx) {
-                    let path = vec![name, self.text(field)];
-                    self.refer(path, true, false, field, ctx);
-                }
-                return;
-            }
-            stack.push((operand, ctx));
-            return;
-        }
-        push_children(stack, node, ctx, &[]);
+        self.chain(node, false, ctx, stack);
     }
 
     fn define(&mut self, path: QualifiedPath, kind: Kind, at: Node, target: Vec<String>) {
@@ -430,6 +562,7 @@ impl<'s> Walker<'s> {
                     }
                 }
             }
+            "import_spec" => self.import(node),
             "function_declaration" => self.function(node, ctx, stack),
             "method_declaration" => self.method(node, ctx, stack),
             "func_literal" => {
@@ -452,7 +585,7 @@ impl<'s> Walker<'s> {
                 // value; a selector chain rooted in an expression
                 // (`f(x).Load()`) still walks that expression.
                 let mut skip = Vec::new();
-                let mut root = None;
+                let mut deferred = Vec::new();
                 if let Some(callee) = node.child_by_field_name("function") {
                     match callee.kind() {
                         "identifier" => {
@@ -461,16 +594,14 @@ impl<'s> Walker<'s> {
                             skip.push(callee);
                         }
                         "selector_expression" => {
-                            let (path, at) = self.selector_path(callee);
-                            self.refer(path, true, true, at, ctx);
+                            self.chain(callee, true, ctx, &mut deferred);
                             skip.push(callee);
-                            root = chain_root(callee).filter(|r| r.kind() != "identifier");
                         }
                         _ => {}
                     }
                 }
                 push_children(stack, node, ctx, &skip);
-                stack.extend(root.map(|r| (r, ctx)));
+                stack.extend(deferred);
             }
             "identifier" => self.value(node, ctx),
             "selector_expression" => self.selector_read(node, ctx, stack),
@@ -528,6 +659,46 @@ impl<'s> Walker<'s> {
         }
     }
 
+    /// `import "a/b"`, `import c "a/b"`, `import . "a/b"` (a glob); a
+    /// blank import binds nothing.
+    fn import(&mut self, node: Node) {
+        let Some(path) = node.child_by_field_name("path") else {
+            return;
+        };
+        let spec = self.text(path);
+        let spec = spec.trim_matches(|c| c == '"' || c == '`');
+        let target: Vec<String> = spec.split('/').map(str::to_string).collect();
+        let name = node.child_by_field_name("name").map(|n| self.text(n));
+        let scope = self.ctxs[0].scope.clone();
+        match name.as_deref() {
+            Some("_") => {}
+            Some(".") => self.out.import(String::new(), target, node, scope, true),
+            Some(alias) => self
+                .out
+                .import(alias.to_string(), target, node, scope, false),
+            None => {
+                // The package's name: the last segment, a major version
+                // suffix (`/v2`) and a `go-`/`.go` decoration left out.
+                let mut last = target.last().cloned().unwrap_or_default();
+                if target.len() > 1
+                    && last.len() > 1
+                    && last.starts_with('v')
+                    && last[1..].chars().all(|c| c.is_ascii_digit())
+                {
+                    last = target[target.len() - 2].clone();
+                }
+                let last = last
+                    .trim_start_matches("go-")
+                    .trim_end_matches(".go")
+                    .split('.')
+                    .next()
+                    .unwrap_or_default()
+                    .replace('-', "_");
+                self.out.import(last, target, node, scope, false);
+            }
+        }
+    }
+
     /// `func name(...)`.
     fn function<'t>(&mut self, node: Node<'t>, ctx: usize, stack: &mut Vec<Item<'t>>) {
         let Some(name) = node.child_by_field_name("name") else {
@@ -536,6 +707,10 @@ impl<'s> Walker<'s> {
         };
         let path = join(&self.ctxs[ctx].scope, &self.text(name));
         self.define(path.clone(), Kind::Function, name, Vec::new());
+        let returns = self.result_type(node);
+        if let Some(symbol) = self.out.last_symbol() {
+            symbol.returns = returns;
+        }
         let params = self.type_params(node.child_by_field_name("type_parameters"));
         let locals = self.locals_for(node, ctx);
         let inner = self.child_ctx(ctx, |c| {
@@ -565,6 +740,10 @@ impl<'s> Walker<'s> {
         }
         path = path.child(self.text(name));
         self.define(path.clone(), Kind::Method, name, Vec::new());
+        let returns = self.result_type(node);
+        if let Some(symbol) = self.out.last_symbol() {
+            symbol.returns = returns;
+        }
         let locals = self.locals_for(node, ctx);
         let inner = self.child_ctx(ctx, |c| {
             c.scope = path.clone();
@@ -576,6 +755,19 @@ impl<'s> Walker<'s> {
         let mut skip = vec![name];
         skip.extend(receiver);
         push_children(stack, node, inner, &skip);
+    }
+
+    /// A function's (first) result type: `T`, `*T`, `(T, error)` → `T`.
+    fn result_type(&self, node: Node) -> Vec<String> {
+        let Some(result) = node.child_by_field_name("result") else {
+            return Vec::new();
+        };
+        if result.kind() == "parameter_list" {
+            let mut c = result.walk();
+            let first = result.named_children(&mut c).next();
+            return self.type_name(first.and_then(|p| p.child_by_field_name("type")));
+        }
+        self.type_name(Some(result))
     }
 
     /// The receiver's type name (pointer and type arguments stripped) and
@@ -633,9 +825,13 @@ impl<'s> Walker<'s> {
             _ => Kind::Type,
         };
         self.define(path.clone(), kind, name, Vec::new());
+        let at = self.out.symbols.len() - 1;
         if let Some(ty) = ty {
             match kind {
-                Kind::Class => self.struct_fields(ty, &path),
+                Kind::Class => {
+                    let embedded = self.struct_fields(ty, &path);
+                    self.out.symbols[at].bases = embedded;
+                }
                 Kind::Interface => self.interface_methods(ty, &path),
                 _ => {}
             }
@@ -649,28 +845,43 @@ impl<'s> Walker<'s> {
         push_children(stack, node, inner, &[name]);
     }
 
-    /// The named fields of a struct type, as `Type::field`.
-    fn struct_fields(&mut self, ty: Node, path: &QualifiedPath) {
+    /// The named fields of a struct type, as `Type::field` (with their
+    /// declared types); returns the embedded types.
+    fn struct_fields(&mut self, ty: Node, path: &QualifiedPath) -> Vec<Vec<String>> {
+        let mut embedded = Vec::new();
         let mut cursor = ty.walk();
         let Some(list) = ty
             .named_children(&mut cursor)
             .find(|c| c.kind() == "field_declaration_list")
         else {
-            return;
+            return embedded;
         };
         let mut cursor = list.walk();
         for decl in list.named_children(&mut cursor) {
             if decl.kind() != "field_declaration" {
                 continue;
             }
+            let declared = self.type_name(decl.child_by_field_name("type"));
             let mut inner = decl.walk();
-            for name in decl.children_by_field_name("name", &mut inner) {
+            let names: Vec<Node> = decl.children_by_field_name("name", &mut inner).collect();
+            if names.is_empty() {
+                // An embedded type: its methods and fields are promoted.
+                if !declared.is_empty() {
+                    embedded.push(declared.clone());
+                }
+                continue;
+            }
+            for name in names {
                 let field = self.text(name);
                 if name.kind() == "field_identifier" && !field.is_empty() && field != "_" {
                     self.define(join(path, &field), Kind::Field, name, Vec::new());
+                    if let Some(symbol) = self.out.last_symbol() {
+                        symbol.returns = declared.clone();
+                    }
                 }
             }
         }
+        embedded
     }
 
     /// The methods an interface type lists, as `Iface::M`.
@@ -839,7 +1050,7 @@ impl<'s> Walker<'s> {
 #[cfg(test)]
 mod tests {
     use crate::adapters::{index_file, Language};
-    use crate::model::{FileIndex, Kind};
+    use crate::model::{FileIndex, Kind, Receiver};
 
     const CONFIG: &str = r#"package store
 
@@ -937,13 +1148,16 @@ func Use() { _ = Map[int](nil); var s pkg.Store; _ = s }
         assert_eq!(helper.caller, ["store", "Config", "Load"]);
         assert_eq!(helper.line, 11);
 
+        // `c := &Config{}`: `c.Load()` is `Load` on a `Config`.
         let load = f
             .references
             .iter()
-            .find(|r| r.path == ["c", "Load"])
+            .find(|r| r.path == ["Load"])
             .expect("c.Load() is referenced");
         assert!(load.call && load.member);
+        assert_eq!(load.receiver, Receiver::Type(vec!["Config".into()]));
         assert_eq!(load.caller, ["store", "New"]);
+        assert!(!f.references.iter().any(|r| r.path == ["c", "Load"]));
 
         let println = f.references.iter().find(|r| r.path == ["fmt", "Println"]);
         assert!(println.is_some_and(|r| r.call && r.member));
@@ -1151,12 +1365,19 @@ func Gen[T any](v T) T { var zero T; _ = zero; return v }
             "Port", "Host", "nil", "true", "len", "T", "zero", "cfg", "ch", "port",
         ] {
             assert!(
-                !f.references.iter().any(|r| r.path == [noise] && !r.call),
+                !f.references
+                    .iter()
+                    .any(|r| r.path == [noise] && !r.call && r.receiver == Receiver::None),
                 "{noise}: {:#?}",
                 f.references
             );
         }
         assert!(!has(&f, &["s", "cfg"]) && !has(&f, &["s", "port"]));
+        // Reads of a field on a local value are members on that value.
+        assert!(f
+            .references
+            .iter()
+            .any(|r| r.path.first().is_some_and(|p| p == "cfg") && r.receiver != Receiver::None));
     }
 
     #[test]

@@ -10,7 +10,7 @@ pub mod typescript;
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
-use crate::model::{FileIndex, Kind, QualifiedPath, Reference, Symbol};
+use crate::model::{FileIndex, Import, Kind, QualifiedPath, Receiver, Reference, Symbol};
 
 /// A language Lumen reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -75,6 +75,8 @@ pub struct Extracted {
     pub symbols: Vec<Symbol>,
     /// Uses, in source order.
     pub references: Vec<Reference>,
+    /// Imports, in source order.
+    pub imports: Vec<Import>,
     /// How many more alias target segments may be recorded (see
     /// [`Extracted::for_source`]).
     target_budget: usize,
@@ -118,11 +120,38 @@ impl Extracted {
         at: tree_sitter::Node<'_>,
         target: Vec<String>,
     ) {
-        self.symbols.push(Symbol {
-            path,
-            kind,
-            line: line(at),
+        let mut symbol = Symbol::new(path, kind, line(at));
+        symbol.target = target;
+        self.symbols.push(symbol);
+    }
+
+    /// The definition recorded last (to add its bases or type to).
+    pub(crate) fn last_symbol(&mut self) -> Option<&mut Symbol> {
+        self.symbols.last_mut()
+    }
+
+    /// Records an import binding `name` (empty for a glob) in `scope`.
+    pub(crate) fn import(
+        &mut self,
+        name: String,
+        target: Vec<String>,
+        at: tree_sitter::Node<'_>,
+        scope: QualifiedPath,
+        glob: bool,
+    ) {
+        if target.is_empty() || target.iter().any(|s| s.is_empty()) {
+            return;
+        }
+        if !self.take_target(target.len()) {
+            return;
+        }
+        self.imports.push(Import {
+            name,
             target,
+            line: line(at),
+            scope,
+            glob,
+            public: false,
         });
     }
 
@@ -145,6 +174,30 @@ impl Extracted {
             call,
             line: line(at),
             caller,
+            receiver: Receiver::None,
+        });
+    }
+
+    /// Records a use of the members `names` read in turn from a value
+    /// `receiver` describes (`self.cache.clear()` → `["cache", "clear"]`).
+    pub(crate) fn refer_chain(
+        &mut self,
+        names: Vec<String>,
+        receiver: Receiver,
+        call: bool,
+        at: tree_sitter::Node<'_>,
+        caller: QualifiedPath,
+    ) {
+        if names.is_empty() || names.iter().any(|s| s.is_empty()) {
+            return;
+        }
+        self.references.push(Reference {
+            path: names,
+            member: true,
+            call,
+            line: line(at),
+            caller,
+            receiver,
         });
     }
 }
@@ -278,33 +331,82 @@ pub(crate) fn line(node: tree_sitter::Node<'_>) -> u32 {
 /// the caller. Never panics on any input: a file tree-sitter cannot parse
 /// yields an empty index with `syntax_errors` set.
 pub fn index_file(language: Language, path: &str, source: &[u8]) -> FileIndex {
-    let mut parser = tree_sitter::Parser::new();
-    let mut file = FileIndex {
-        path: path.to_string(),
-        language: language.name().to_string(),
-        ..FileIndex::default()
-    };
-    if parser.set_language(&language.grammar()).is_err() {
-        file.syntax_errors = true;
-        return file;
-    }
-    let Some(tree) = parser.parse(source, None) else {
-        file.syntax_errors = true;
-        return file;
-    };
-    file.syntax_errors = tree.root_node().has_error();
-    let module = module_path(language, path);
-    let extracted = match language {
-        Language::Rust => rust::extract(&tree, source, &module),
-        Language::Python => python::extract(&tree, source, &module),
-        Language::Go => go::extract(&tree, source, &module),
-        Language::TypeScript | Language::Tsx | Language::JavaScript => {
-            typescript::extract(&tree, source, &module)
+    index_file_in(language, path, source, None)
+}
+
+/// [`index_file`] for a file of the Rust crate `krate` (its Cargo package
+/// name, `-` read as `_`): the crate's name heads the module paths of the
+/// files under its `src/`.
+pub fn index_file_in(
+    language: Language,
+    path: &str,
+    source: &[u8],
+    krate: Option<&str>,
+) -> FileIndex {
+    parse::index_file(language, path, source, krate)
+}
+
+/// The parse and the dispatch to the language's adapter.
+mod parse {
+    use super::*;
+
+    /// [`super::index_file_in`]'s work.
+    pub(super) fn index_file(
+        language: Language,
+        path: &str,
+        source: &[u8],
+        krate: Option<&str>,
+    ) -> FileIndex {
+        let mut parser = tree_sitter::Parser::new();
+        let mut file = FileIndex {
+            path: path.to_string(),
+            language: language.name().to_string(),
+            ..FileIndex::default()
+        };
+        if parser.set_language(&language.grammar()).is_err() {
+            file.syntax_errors = true;
+            return file;
         }
-    };
-    file.symbols = extracted.symbols;
-    file.references = extracted.references;
-    file
+        let Some(tree) = parser.parse(source, None) else {
+            file.syntax_errors = true;
+            return file;
+        };
+        file.syntax_errors = tree.root_node().has_error();
+        let mut module = module_path(language, path);
+        if let (Language::Rust, Some(krate)) = (language, krate) {
+            if in_crate_src(path) {
+                module.insert(0, krate.replace('-', "_"));
+            }
+        }
+        let extracted = match language {
+            Language::Rust => rust::extract(&tree, source, &module),
+            Language::Python => python::extract(&tree, source, &module),
+            Language::Go => go::extract(&tree, source, &module),
+            Language::TypeScript | Language::Tsx | Language::JavaScript => {
+                typescript::extract(&tree, source, &module)
+            }
+        };
+        file.symbols = extracted.symbols;
+        file.references = extracted.references;
+        file.imports = extracted.imports;
+        file.module = match language {
+            // What a Go import names: the package's directory.
+            Language::Go => {
+                let mut dirs: Vec<String> = path.split('/').map(str::to_string).collect();
+                dirs.pop();
+                dirs.retain(|d| !d.is_empty());
+                dirs
+            }
+            _ => module,
+        };
+        file
+    }
+}
+
+/// True for a Rust file under a `src/` directory (a crate's library or
+/// binary sources, not its tests, benches or examples).
+fn in_crate_src(path: &str) -> bool {
+    path.split('/').rev().skip(1).any(|d| d == "src")
 }
 
 /// The module path a file's definitions are qualified with (Go adapters

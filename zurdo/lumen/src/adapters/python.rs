@@ -71,7 +71,7 @@
 use std::collections::{HashMap, HashSet};
 
 use super::{line, Extracted};
-use crate::model::{Kind, QualifiedPath, Reference, Symbol};
+use crate::model::{Kind, QualifiedPath, Receiver, Reference, Symbol};
 use tree_sitter::{Node, Tree};
 
 /// Extracts definitions and references from a parsed Python file; `module`
@@ -83,16 +83,19 @@ pub fn extract(tree: &Tree, source: &[u8], module: &[String]) -> Extracted {
         frames: Vec::new(),
         function_locals: HashMap::new(),
         module_locals: HashSet::new(),
+        module_types: HashMap::new(),
+        fields: HashSet::new(),
+        scan_this: None,
         out: Extracted::for_source(source),
     };
-    walker.module_locals = walker.bindings(tree.root_node(), false);
+    let (locals, types) = walker.bindings(tree.root_node(), false);
+    walker.module_locals = locals;
+    walker.module_types = types;
     if !module.is_empty() {
-        walker.out.symbols.push(Symbol {
-            path: walker.module.clone(),
-            kind: Kind::Module,
-            line: 1,
-            target: Vec::new(),
-        });
+        walker
+            .out
+            .symbols
+            .push(Symbol::new(walker.module.clone(), Kind::Module, 1));
     }
     walker.run(tree.root_node());
     walker.out
@@ -121,6 +124,12 @@ struct Frame {
     /// The names it binds (see [`Walker::bindings`]): a function's locals, a
     /// class body's attributes.
     locals: HashSet<String>,
+    /// What its locals hold, when one annotation or constructor says so
+    /// (`None`: assigned values of different or unknown types).
+    types: HashMap<String, Option<Receiver>>,
+    /// In a method (or a function nested in one): the class `self` and
+    /// `cls` are an instance of.
+    this: Option<QualifiedPath>,
 }
 
 /// How the names under a node are read.
@@ -182,6 +191,13 @@ struct Walker<'s> {
     /// comprehension, `for`, `with`, `except` and `case` targets (module
     /// assignments are module variables, so not in it).
     module_locals: HashSet<String>,
+    /// What module-level variables hold (see [`Frame::types`]).
+    module_types: HashMap<String, Option<Receiver>>,
+    /// The fields defined so far (`Class::name`, joined), so that `self.x
+    /// = …` in several methods defines `x` once.
+    fields: HashSet<String>,
+    /// While a method's bindings are scanned: its class (what `self` is).
+    scan_this: Option<QualifiedPath>,
     out: Extracted,
 }
 
@@ -209,9 +225,27 @@ impl<'s> Walker<'s> {
                 let name = name_node.map(|n| self.text(n)).filter(|n| !n.is_empty());
                 if let (Some(name), Some(at)) = (&name, name_node) {
                     self.define(name.clone(), kind, at, Vec::new());
+                    let bases = self.bases(node);
+                    if let Some(symbol) = self.out.last_symbol() {
+                        symbol.bases = bases;
+                    }
+                    let returns = node
+                        .child_by_field_name("return_type")
+                        .and_then(|t| self.annotation(t));
+                    if let (Some(returns), Some(symbol)) = (returns, self.out.last_symbol()) {
+                        symbol.returns = returns;
+                    }
                 }
-                let locals = self.bindings(node, true);
-                self.enter(name, scope, locals);
+                // `self` in a method (or a function nested in one).
+                let this = match (scope, self.frames.last()) {
+                    (Scope::Function, Some(f)) if f.scope == Scope::Class => Some(f.path.clone()),
+                    (Scope::Function, Some(f)) => f.this.clone(),
+                    _ => None,
+                };
+                self.scan_this = this;
+                let (locals, types) = self.bindings(node, true);
+                self.scan_this = None;
+                self.enter(name, scope, locals, types);
                 stack.push(Work::Leave);
                 let skip: Vec<Node<'t>> = name_node.into_iter().collect();
                 push_children(stack, node, Mode::Value, &skip);
@@ -222,6 +256,11 @@ impl<'s> Walker<'s> {
                 };
                 match expression.kind() {
                     "identifier" | "attribute" => match self.chain(expression) {
+                        // `@bp.route` on a local `bp`: a member of its value.
+                        Some(chain) if chain.len() > 1 && self.receiver_of(&chain[0]).is_some() => {
+                            let receiver = self.receiver_of(&chain[0]).unwrap_or(Receiver::Unknown);
+                            self.emit_on(chain[1..].to_vec(), receiver, true, expression);
+                        }
                         Some(chain) => {
                             let member = chain.len() > 1;
                             self.emit(chain, member, true, expression);
@@ -235,8 +274,17 @@ impl<'s> Walker<'s> {
             "assignment" => self.assignment(node, mode, stack),
             "import_statement" => {
                 for item in named_children(node) {
-                    if item.kind() == "aliased_import" {
-                        self.aliased(&[], item);
+                    match item.kind() {
+                        "aliased_import" => self.aliased(&[], item),
+                        // `import a.b` binds `a`.
+                        "dotted_name" => {
+                            if let Some(first) = self.dotted(item).into_iter().next() {
+                                let scope = self.import_scope();
+                                self.out
+                                    .import(first.clone(), vec![first], item, scope, false);
+                            }
+                        }
+                        _ => {}
                     }
                 }
             }
@@ -262,6 +310,21 @@ impl<'s> Walker<'s> {
             "call" => self.call(node, stack),
             "identifier" => {
                 let name = self.text(node);
+                // In a class body, a name the class defined earlier (`tag =
+                // to_json`) is that member.
+                if mode == Mode::Value {
+                    if let Some(class) = self
+                        .frames
+                        .last()
+                        .filter(|f| f.scope == Scope::Class)
+                        .map(|f| f.path.clone())
+                    {
+                        if self.fields.contains(&class.child(name.clone()).join("::")) {
+                            self.emit_on(vec![name], Receiver::This(class), false, node);
+                            return;
+                        }
+                    }
+                }
                 let used = match mode {
                     Mode::Names => !matches!(name.as_str(), "self" | "cls"),
                     Mode::Value => self.is_value_use(&name),
@@ -322,6 +385,14 @@ impl<'s> Walker<'s> {
             return;
         };
         let root = chain.first().map_or("", String::as_str);
+        if mode == Mode::Value {
+            if let Some(receiver) = self.receiver_of(root) {
+                // `self.x`, `obj.x` on a local: a read of `x` on that value.
+                let members = chain[1..].to_vec();
+                self.emit_on(members, receiver, false, node);
+                return;
+            }
+        }
         let used = !root.is_empty()
             && match mode {
                 Mode::Names => !matches!(root, "self" | "cls"),
@@ -357,10 +428,23 @@ impl<'s> Walker<'s> {
 
     /// Enters a class or function scope named `name` (a nameless one adds
     /// no segment) that binds `locals`.
-    fn enter(&mut self, name: Option<String>, scope: Scope, locals: HashSet<String>) {
+    fn enter(
+        &mut self,
+        name: Option<String>,
+        scope: Scope,
+        locals: HashSet<String>,
+        types: HashMap<String, Option<Receiver>>,
+    ) {
+        let enclosing = self.scope_path();
+        let this = match (scope, self.frames.last()) {
+            (Scope::Class, _) => None,
+            (Scope::Function, Some(f)) if f.scope == Scope::Class => Some(enclosing.clone()),
+            (Scope::Function, Some(f)) => f.this.clone(),
+            (Scope::Function, None) => None,
+        };
         let path = match name {
-            Some(name) => self.scope_path().child(name),
-            None => self.scope_path(),
+            Some(name) => enclosing.child(name),
+            None => enclosing,
         };
         let caller = match scope {
             Scope::Function => path.clone(),
@@ -379,6 +463,8 @@ impl<'s> Walker<'s> {
             in_function,
             scope,
             locals,
+            types,
+            this,
         });
     }
 
@@ -409,12 +495,21 @@ impl<'s> Walker<'s> {
     /// counted (`os.sep` after a local `import os` is still a use). For the
     /// module (`function` unset): the same outside every function, except
     /// assignment targets, which are module variables and stay uses.
-    fn bindings(&self, scope: Node<'_>, function: bool) -> HashSet<String> {
+    fn bindings(
+        &self,
+        scope: Node<'_>,
+        function: bool,
+    ) -> (HashSet<String>, HashMap<String, Option<Receiver>>) {
         let mut names = HashSet::new();
+        let mut types: HashMap<String, Option<Receiver>> = HashMap::new();
         let mut declared = Vec::new();
         let mut stack = vec![(scope, Mode::Value, true)];
         while let Some((node, mode, counted)) = stack.pop() {
             let kind = node.kind();
+            // What the names bound here hold: one annotation or constructor.
+            if counted {
+                self.typed(node, &mut types);
+            }
             match kind {
                 "identifier" => {
                     if counted && matches!(mode, Mode::Target | Mode::Case) {
@@ -449,8 +544,225 @@ impl<'s> Walker<'s> {
         }
         for name in declared {
             names.remove(&name);
+            types.remove(&name);
         }
-        names
+        (names, types)
+    }
+
+    /// Records what the name a binding node binds holds: `x: T = …` and a
+    /// parameter `x: T` hold a `T`, `x = f(…)` what `f` returns; any other
+    /// value makes it unknown.
+    fn typed(&self, node: Node<'_>, types: &mut HashMap<String, Option<Receiver>>) {
+        match node.kind() {
+            "assignment" => {
+                let Some(left) = node.child_by_field_name("left") else {
+                    return;
+                };
+                if left.kind() != "identifier" {
+                    return;
+                }
+                let name = self.text(left);
+                let receiver = match node.child_by_field_name("type") {
+                    Some(t) => self.annotation(t).map(Receiver::Type),
+                    None => node
+                        .child_by_field_name("right")
+                        .and_then(|r| self.value_of(r, types, self.scan_this.as_ref())),
+                };
+                record(types, name, receiver);
+            }
+            "typed_parameter" | "typed_default_parameter" => {
+                let name = match node.kind() {
+                    "typed_parameter" => named_children(node)
+                        .into_iter()
+                        .find(|c| c.kind() == "identifier"),
+                    _ => node.child_by_field_name("name"),
+                };
+                let Some(name) = name else { return };
+                let receiver = node
+                    .child_by_field_name("type")
+                    .and_then(|t| self.annotation(t))
+                    .map(Receiver::Type);
+                record(types, self.text(name), receiver);
+            }
+            "identifier" if node.parent().is_some_and(|p| p.kind() == "parameters") => {
+                record(types, self.text(node), None);
+            }
+            "default_parameter" => {
+                if let Some(name) = node.child_by_field_name("name") {
+                    record(types, self.text(name), None);
+                }
+            }
+            "augmented_assignment"
+            | "for_statement"
+            | "for_in_clause"
+            | "named_expression"
+            | "as_pattern" => {
+                let target = node
+                    .child_by_field_name("left")
+                    .or_else(|| node.child_by_field_name("name"))
+                    .or_else(|| node.child_by_field_name("alias"));
+                if let Some(t) = target.filter(|t| t.kind() == "identifier") {
+                    record(types, self.text(t), None);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// What an expression holds: `C(…)`, `m.f(…)` what calling that name
+    /// returns (an instance of a class); `x.m(…)` on `self` or a local in
+    /// `locals` what calling `m` on it returns; `None` when unknown.
+    fn value_of(
+        &self,
+        node: Node<'_>,
+        locals: &HashMap<String, Option<Receiver>>,
+        this: Option<&QualifiedPath>,
+    ) -> Option<Receiver> {
+        if node.kind() != "call" {
+            return None;
+        }
+        let function = node.child_by_field_name("function")?;
+        if let Some(chain) = self.chain(function) {
+            let root = chain[0].as_str();
+            let base = if matches!(root, "self" | "cls") {
+                this.cloned().map(Receiver::This)
+            } else {
+                locals.get(root).cloned().flatten()
+            };
+            if matches!(root, "self" | "cls") || locals.contains_key(root) {
+                let base = base?;
+                if chain.len() < 2 {
+                    return None;
+                }
+                return Some(chained(base, chain[1..].to_vec()));
+            }
+            return Some(Receiver::Call(chain));
+        }
+        // `f(…).m(…)`: what `m` returns on what `f(…)` holds.
+        if function.kind() == "attribute" {
+            let name = self.text(function.child_by_field_name("attribute")?);
+            let base = self.value_of(function.child_by_field_name("object")?, locals, this)?;
+            return Some(chained(base, vec![name]));
+        }
+        None
+    }
+
+    /// A type annotation as a path: `T`, `m.T`, `Optional[T]`, `T | None`,
+    /// `"T"`; `None` for anything else (unions, generics of other kinds).
+    fn annotation(&self, node: Node<'_>) -> Option<Vec<String>> {
+        let mut current = node;
+        loop {
+            match current.kind() {
+                "type" => current = current.named_child(0)?,
+                "identifier" | "attribute" => {
+                    return self.chain(current).filter(|c| c[0] != "None");
+                }
+                "string" => {
+                    let text = self.text(current);
+                    let inner = text.trim_matches(|c| c == '"' || c == '\'');
+                    let parts: Vec<String> = inner.split('.').map(str::to_string).collect();
+                    let ok = parts.iter().all(|p| {
+                        !p.is_empty() && p.chars().all(|c| c.is_alphanumeric() || c == '_')
+                    });
+                    return ok.then_some(parts);
+                }
+                "generic_type" | "subscript" => {
+                    let head = current
+                        .named_child(0)
+                        .map(|h| self.text(h))
+                        .unwrap_or_default();
+                    if !matches!(head.as_str(), "Optional" | "t.Optional" | "typing.Optional") {
+                        return None;
+                    }
+                    let args = current.named_child(1)?;
+                    current = if args.kind() == "type_parameter" {
+                        args.named_child(0)?
+                    } else {
+                        args
+                    };
+                }
+                "binary_operator" | "union_type" => {
+                    let parts: Vec<Node<'_>> = named_children(current)
+                        .into_iter()
+                        .filter(|c| self.text(*c) != "None")
+                        .collect();
+                    if parts.len() != 1 {
+                        return None;
+                    }
+                    current = parts[0];
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// A class's bases as written (keyword arguments such as `metaclass=`
+    /// left out).
+    fn bases(&self, class: Node<'_>) -> Vec<Vec<String>> {
+        let Some(list) = class.child_by_field_name("superclasses") else {
+            return Vec::new();
+        };
+        named_children(list)
+            .into_iter()
+            .filter(|c| matches!(c.kind(), "identifier" | "attribute"))
+            .filter_map(|c| self.chain(c))
+            .collect()
+    }
+
+    /// What the value a name read here holds, when the name is a value
+    /// rather than a module, class or function: `self`/`cls` in a method,
+    /// a local, or a module variable assigned a constructed value. `None`:
+    /// the name is read as a name (a path to resolve).
+    fn receiver_of(&self, root: &str) -> Option<Receiver> {
+        if matches!(root, "self" | "cls") {
+            if let Some(this) = self.frames.last().and_then(|f| f.this.clone()) {
+                return Some(Receiver::This(this));
+            }
+        }
+        let in_function = self.frames.last().is_some_and(|f| f.in_function);
+        if in_function && self.function_locals.contains_key(root) {
+            let held = self
+                .frames
+                .iter()
+                .rev()
+                .filter(|f| f.scope == Scope::Function)
+                .find(|f| f.locals.contains(root))
+                .and_then(|f| f.types.get(root).cloned().flatten());
+            return Some(held.unwrap_or(Receiver::Unknown));
+        }
+        if !in_function && self.module_locals.contains(root) {
+            return Some(Receiver::Unknown);
+        }
+        match self.module_types.get(root) {
+            Some(Some(held)) => Some(held.clone()),
+            _ => None,
+        }
+    }
+
+    /// Where an import made here binds its name: the enclosing function,
+    /// else the module.
+    fn import_scope(&self) -> QualifiedPath {
+        if self.frames.last().is_some_and(|f| f.in_function) {
+            self.caller()
+        } else {
+            self.module.clone()
+        }
+    }
+
+    /// Records a member use of `members` on a value.
+    fn emit_on(&mut self, members: Vec<String>, receiver: Receiver, call: bool, at: Node<'_>) {
+        if members.is_empty() || members.iter().any(|s| s.is_empty()) {
+            return;
+        }
+        let caller = self.caller();
+        self.out.references.push(Reference {
+            path: members,
+            member: true,
+            call,
+            line: line(at),
+            caller,
+            receiver,
+        });
     }
 
     /// `target = value`, `target: T = value`: constants at module level,
@@ -472,10 +784,53 @@ impl<'s> Walker<'s> {
                     .collect(),
                 _ => Vec::new(),
             };
+            let declared = node
+                .child_by_field_name("type")
+                .and_then(|t| self.annotation(t));
             for target in targets {
                 let name = self.text(target);
+                if kind == Kind::Field {
+                    let key = self.scope_path().child(name.clone()).join("::");
+                    if !self.fields.insert(key) {
+                        continue;
+                    }
+                }
                 if kind == Kind::Field || is_constant_name(&name) {
                     self.define(name, kind, target, Vec::new());
+                    if let (Some(t), Some(symbol)) = (&declared, self.out.last_symbol()) {
+                        symbol.returns = t.clone();
+                    }
+                }
+            }
+        }
+        // `self.x = …` in a method declares the field `x` of its class (once).
+        let this = self.frames.last().and_then(|f| f.this.clone());
+        if let (Some(this), Some(left)) = (this, left.filter(|l| l.kind() == "attribute")) {
+            let object = left.child_by_field_name("object");
+            let attribute = left.child_by_field_name("attribute");
+            if let (Some(object), Some(attribute)) = (object, attribute) {
+                let name = self.text(attribute);
+                let key = this.child(name.clone()).join("::");
+                if object.kind() == "identifier"
+                    && self.text(object) == "self"
+                    && !name.is_empty()
+                    && self.fields.insert(key)
+                {
+                    let declared = match node.child_by_field_name("type") {
+                        Some(t) => self.annotation(t),
+                        None => node
+                            .child_by_field_name("right")
+                            .filter(|r| r.kind() == "call")
+                            .and_then(|r| r.child_by_field_name("function"))
+                            .and_then(|f| self.chain(f))
+                            // A constructor, by the class naming convention.
+                            .filter(|c| {
+                                c.last().is_some_and(|l| l.starts_with(char::is_uppercase))
+                            }),
+                    };
+                    let mut symbol = Symbol::new(this.child(name), Kind::Field, line(attribute));
+                    symbol.returns = declared.unwrap_or_default();
+                    self.out.symbols.push(symbol);
                 }
             }
         }
@@ -504,16 +859,44 @@ impl<'s> Walker<'s> {
                     return;
                 };
                 let path = match self.chain(callee) {
-                    Some(chain) if matches!(chain[0].as_str(), "self" | "cls") => {
-                        vec![self.text(attribute)]
-                    }
-                    Some(chain) => chain,
+                    Some(chain) => match self.receiver_of(&chain[0]) {
+                        Some(receiver) => {
+                            self.emit_on(chain[1..].to_vec(), receiver, true, attribute);
+                            return;
+                        }
+                        None => chain,
+                    },
                     None => {
                         let name = self.text(attribute);
-                        if let Some(reference) = self.reference(vec![name], true, true, attribute) {
+                        let object = callee.child_by_field_name("object");
+                        // `super().m()`: a method of a base.
+                        let receiver = match object {
+                            Some(o) if self.is_super_call(o) => self
+                                .frames
+                                .last()
+                                .and_then(|f| f.this.clone())
+                                .map_or(Receiver::Unknown, Receiver::Super),
+                            // `Store().get()`, `x.make().get()`: what the
+                            // call returns.
+                            Some(o) if o.kind() == "call" => {
+                                let frame = self
+                                    .frames
+                                    .iter()
+                                    .rev()
+                                    .find(|f| f.scope == Scope::Function);
+                                let this = self.frames.last().and_then(|f| f.this.as_ref());
+                                let locals = frame.map_or(&self.module_types, |f| &f.types);
+                                self.value_of(o, locals, this).unwrap_or(Receiver::Unknown)
+                            }
+                            _ => Receiver::Unknown,
+                        };
+                        if let Some(mut reference) =
+                            self.reference(vec![name], true, true, attribute)
+                        {
+                            reference.receiver = receiver;
                             stack.push(Work::Emit(reference));
                         }
-                        if let Some(object) = callee.child_by_field_name("object") {
+                        if let Some(object) = object.filter(|o| !self.is_super_call(*o)) {
                             stack.push(Work::Visit(object, Mode::Value));
                         }
                         return;
@@ -523,6 +906,14 @@ impl<'s> Walker<'s> {
             }
             _ => stack.push(Work::Visit(callee, Mode::Value)),
         }
+    }
+
+    /// `super()` (no arguments or any).
+    fn is_super_call(&self, node: Node<'_>) -> bool {
+        node.kind() == "call"
+            && node
+                .child_by_field_name("function")
+                .is_some_and(|f| f.kind() == "identifier" && self.text(f) == "super")
     }
 
     /// `from m import a, b as c`.
@@ -541,6 +932,14 @@ impl<'s> Walker<'s> {
             }
         } else {
             prefix.extend(self.dotted(module));
+        }
+        if named_children(node)
+            .iter()
+            .any(|c| c.kind() == "wildcard_import")
+        {
+            let scope = self.import_scope();
+            self.out.import(String::new(), prefix, node, scope, true);
+            return;
         }
         let mut cursor = node.walk();
         let items: Vec<Node<'_>> = node.children_by_field_name("name", &mut cursor).collect();
@@ -647,6 +1046,10 @@ impl<'s> Walker<'s> {
             return;
         }
         let path = self.scope_path().child(name);
+        if kind == Kind::Method {
+            // Read by name later in the class body (`tag = to_json`).
+            self.fields.insert(path.join("::"));
+        }
         self.out.define(path, kind, at, target);
     }
 
@@ -672,6 +1075,7 @@ impl<'s> Walker<'s> {
             call,
             line: line(at),
             caller: self.caller(),
+            receiver: crate::model::Receiver::None,
         })
     }
 
@@ -679,6 +1083,31 @@ impl<'s> Walker<'s> {
     fn text(&self, node: Node<'_>) -> String {
         let bytes = self.source.get(node.byte_range()).unwrap_or_default();
         String::from_utf8_lossy(bytes).into_owned()
+    }
+}
+
+/// Records what a local holds: the same thing each time, or unknown
+/// (`None`) once two bindings disagree.
+fn record(types: &mut HashMap<String, Option<Receiver>>, name: String, held: Option<Receiver>) {
+    match types.get(&name) {
+        Some(existing) if *existing != held => {
+            types.insert(name, None);
+        }
+        Some(_) => {}
+        None => {
+            types.insert(name, held);
+        }
+    }
+}
+
+/// What calling `names` on the value `base` describes returns.
+fn chained(base: Receiver, names: Vec<String>) -> Receiver {
+    match base {
+        Receiver::Chain(b, mut calls) => {
+            calls.push(names);
+            Receiver::Chain(b, calls)
+        }
+        other => Receiver::Chain(Box::new(other), vec![names]),
     }
 }
 
@@ -765,7 +1194,7 @@ fn child_mode(parent: &str, field: Option<&str>, child: &str, mode: Mode) -> Opt
 #[cfg(test)]
 mod tests {
     use crate::adapters::{index_file, Language};
-    use crate::model::{FileIndex, Kind};
+    use crate::model::{FileIndex, Kind, Receiver};
 
     const STORE: &str = r#"from .util import helper as h
 from . import sibling
@@ -877,13 +1306,17 @@ if __name__ == "__main__":
         assert_eq!(inner[0].caller.join("::"), "pkg::store::outer");
         let outer = f.references_to("outer");
         assert!(outer.len() == 1 && outer[0].call && outer[0].caller.is_empty());
-        // self.get() → ["get"], member; p.join() → ["p", "join"], member;
-        // make_store().get() → make_store and ["get"]; self.cache.clear() → ["clear"].
+        // self.get() → ["get"] on `This`; p.join() → ["p", "join"], member;
+        // make_store().get() → make_store and ["get"] on an unknown value;
+        // self.cache.clear() → ["cache", "clear"] on `This`.
         let get = f.references_to("get");
         assert_eq!(get.len(), 2, "{get:?}");
         assert!(get
             .iter()
             .all(|r| r.call && r.member && r.caller.join("::") == "pkg::store::Store::save"));
+        let this = Receiver::This(vec!["pkg".to_string(), "store".into(), "Store".into()].into());
+        assert_eq!(get[0].receiver, this);
+        assert_eq!(get[1].receiver, Receiver::Call(vec!["make_store".into()]));
         assert!(f
             .references_to("p::join")
             .iter()
@@ -892,10 +1325,9 @@ if __name__ == "__main__":
             .references_to("make_store")
             .iter()
             .any(|r| r.call && !r.member));
-        assert!(f.references_to("clear").iter().any(|r| r.call && r.member));
-        assert!(
-            f.references_to("self::get").is_empty() && f.references_to("cache::clear").is_empty()
-        );
+        let clear = f.references_to("cache::clear");
+        assert!(clear.len() == 1 && clear[0].call && clear[0].member && clear[0].receiver == this);
+        assert!(f.references_to("self::get").is_empty() && f.references_to("clear").is_empty());
         // Source order: make_store() before its .get().
         let pos = |p: &str, line: u32| {
             f.references
@@ -1074,9 +1506,13 @@ class Settings(Base):
         // Inner functions see their enclosing function's locals.
         assert!(f.references_to("a").is_empty() && f.references_to("fh").is_empty());
         assert!(used_in("RANGE", "") && used_in("ROWS", "") && used_in("DEBUG", ""));
+        // A class attribute read in its own class body reads that member.
+        let debug = f.references_to("debug");
         assert!(
-            f.references_to("debug").is_empty(),
-            "a class attribute read in its own class body"
+            debug.len() == 1
+                && debug[0].receiver
+                    == Receiver::This(vec!["job".to_string(), "Settings".into()].into()),
+            "{debug:?}"
         );
         assert!(f.references_to("NOT_READ").is_empty(), "not an f-string");
         assert!(f

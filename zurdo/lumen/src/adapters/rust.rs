@@ -24,19 +24,24 @@
 //!   `["a", "b"]`; a re-export (`pub`, `pub(crate)`, … `use a::b::C;`) →
 //!   `Alias` `C`, target `["a", "b", "C"]`; group forms and nested groups
 //!   likewise (`pub use a::{b, c as d, self}`). Targets are as written
-//!   (`crate`/`self`/`super` kept). Globs and private plain `use`s record
-//!   nothing. A file's targets hold at most one segment per byte of it,
+//!   (`crate`/`self`/`super` kept). A private plain `use a::b::C;` is an
+//!   import binding `C` (in the function it is written in, or the
+//!   module); `use a::*` a glob import (public with `pub`). A file's targets hold at most one segment per byte of it,
 //!   plus 4,096 (`pub use a0::…::aN::{X0, …, XN}` would hold N²): past that,
 //!   an alias is recorded without its target.
 //!
 //! References (each with the innermost enclosing function or method as its
 //! caller):
 //!
-//! * Calls: `foo()` → `["foo"]`; `a::b::c()` → `["a", "b", "c"]` with a
-//!   leading `crate`/`self`/`super`/`$crate` dropped and a leading `Self`
-//!   replaced by the enclosing impl's (or trait's) type name; `x.load()` →
-//!   `["load"]`, member; `foo::<T>()` unwrapped; `<T as Tr>::f()` → `["T",
-//!   "f"]`; macro invocations `name!(…)` → `["name"]`.
+//! * Calls: `foo()` → `["foo"]`; `a::b::c()` → `["a", "b", "c"]`
+//!   (`crate`/`self`/`super` kept, `$crate` read as `crate`); `Self::f()` →
+//!   `["f"]` on the enclosing impl's (or trait's) type; `x.load()` →
+//!   `["load"]`, member, on what `x` holds (`self`: the impl's type; a
+//!   local: its annotation, struct literal or constructor call; else
+//!   unknown), `self.a.b()` → `["a", "b"]`; `foo::<T>()` unwrapped; `<T as
+//!   Tr>::f()` → `["T", "f"]`; macro invocations `name!(…)` → `["name"]`.
+//! * Field reads `self.port`, `x.a.b` → the names read, on what the root
+//!   holds, not calls.
 //! * Inside macro arguments and `macro_rules!` bodies (token trees, which
 //!   tree-sitter does not parse), a token heuristic finds `path(…)` calls,
 //!   `.name(…)` member calls, `name!` invocations and `a::b` paths; a name
@@ -74,7 +79,7 @@ use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 use super::{line, Extracted};
-use crate::model::{Kind, QualifiedPath, Reference};
+use crate::model::{Kind, QualifiedPath, Receiver, Reference};
 use tree_sitter::{Node, Tree};
 
 /// Extracts definitions and references from a parsed Rust file; `module` is
@@ -119,6 +124,9 @@ struct Frame {
     /// For a function: the names its parameters and body bind (see
     /// [`Walker::locals`]); never recorded as uses.
     locals: HashSet<String>,
+    /// What those locals hold, when an annotation, a struct literal or a
+    /// constructor call says so (`None`: several or unknown values).
+    types: HashMap<String, Option<Receiver>>,
 }
 
 /// A frame as entered, with what it inherits from the frames around it
@@ -209,12 +217,21 @@ impl<'s> Walker<'s> {
                     Kind::Function
                 };
                 let name = self.define_named(node, kind);
+                let returns = node
+                    .child_by_field_name("return_type")
+                    .map(|t| self.type_path(t))
+                    .unwrap_or_default();
+                if let (Some(symbol), true) = (self.out.last_symbol(), name.is_some()) {
+                    symbol.returns = returns;
+                }
+                let (locals, types) = self.locals(node);
                 let frame = Frame {
                     name,
                     scope: Scope::Function,
                     generics: self.generics(node),
                     self_type: None,
-                    locals: self.locals(node),
+                    locals,
+                    types,
                 };
                 self.enter(stack, node, frame, &skip_name(node));
             }
@@ -235,17 +252,35 @@ impl<'s> Walker<'s> {
                     scope,
                     generics: self.generics(node),
                     locals: HashSet::new(),
+                    types: HashMap::new(),
                 };
                 self.enter(stack, node, frame, &skip_name(node));
             }
             "enum_variant" => {
                 let name = self.define_named(node, Kind::Variant);
+                // `V(T)`: what a pattern `V(x)` binds `x` to.
+                let single = node
+                    .child_by_field_name("body")
+                    .filter(|b| b.kind() == "ordered_field_declaration_list")
+                    .and_then(|b| {
+                        let mut c = b.walk();
+                        let types: Vec<Node<'_>> =
+                            b.children_by_field_name("type", &mut c).collect();
+                        (types.len() == 1).then(|| types[0])
+                    });
+                if let (Some(t), true) = (single, name.is_some()) {
+                    let field = self.type_path(t);
+                    if let Some(symbol) = self.out.last_symbol() {
+                        symbol.returns = field;
+                    }
+                }
                 let frame = Frame {
                     name,
                     scope: Scope::Type,
                     generics: Vec::new(),
                     self_type: None,
                     locals: HashSet::new(),
+                    types: HashMap::new(),
                 };
                 self.enter(stack, node, frame, &skip_name(node));
             }
@@ -259,6 +294,7 @@ impl<'s> Walker<'s> {
                         generics: Vec::new(),
                         self_type: None,
                         locals: HashSet::new(),
+                        types: HashMap::new(),
                     };
                     self.enter(stack, node, frame, &skip_name(node));
                 }
@@ -271,6 +307,7 @@ impl<'s> Walker<'s> {
                     generics: self.generics(node),
                     self_type: None,
                     locals: HashSet::new(),
+                    types: HashMap::new(),
                 };
                 self.enter(stack, node, frame, &skip_name(node));
             }
@@ -279,9 +316,18 @@ impl<'s> Walker<'s> {
                 push_children(stack, node, &skip_name(node));
             }
             "field_declaration" => {
-                self.define_named(node, Kind::Field);
+                if self.define_named(node, Kind::Field).is_some() {
+                    let declared = node
+                        .child_by_field_name("type")
+                        .map(|t| self.type_path(t))
+                        .unwrap_or_default();
+                    if let Some(symbol) = self.out.last_symbol() {
+                        symbol.returns = declared;
+                    }
+                }
                 push_children(stack, node, &skip_name(node));
             }
+            "field_expression" => self.chain(node, false, stack),
             "macro_definition" => {
                 self.define_named(node, Kind::Macro);
                 push_children(stack, node, &skip_name(node));
@@ -369,10 +415,74 @@ impl<'s> Walker<'s> {
     /// `fn` items have their own set; macro token trees are not parsed and
     /// bind nothing. UPPER_CASE names in patterns are constants, not
     /// bindings.
-    fn locals(&self, function: Node<'_>) -> HashSet<String> {
+    fn locals(&self, function: Node<'_>) -> (HashSet<String>, HashMap<String, Option<Receiver>>) {
         let mut names = HashSet::new();
+        let mut types: HashMap<String, Option<Receiver>> = HashMap::new();
         let mut stack = vec![(function, false)];
         while let Some((node, in_pattern)) = stack.pop() {
+            // `let x: T = …`, `let x = T::new()`, `x: &T`: what `x` holds.
+            let typed = match node.kind() {
+                "let_declaration" => node.child_by_field_name("pattern").map(|p| {
+                    let held = match node.child_by_field_name("type") {
+                        Some(t) => Some(self.type_path(t))
+                            .filter(|t| !t.is_empty())
+                            .map(Receiver::Type),
+                        None => node
+                            .child_by_field_name("value")
+                            .and_then(|v| self.held(v, &types)),
+                    };
+                    (p, held)
+                }),
+                // `V(x)`, `V(ref x)` in a pattern: what the variant holds.
+                "tuple_struct_pattern" => {
+                    let ty = node.child_by_field_name("type");
+                    let mut c = node.walk();
+                    let parts: Vec<Node<'_>> = node
+                        .named_children(&mut c)
+                        .filter(|p| Some(p.id()) != ty.map(|t| t.id()))
+                        .collect();
+                    match (ty, parts.as_slice()) {
+                        (Some(ty), [one]) => {
+                            let bound = if one.kind() == "ref_pattern" {
+                                one.named_child(0)
+                            } else {
+                                Some(*one)
+                            };
+                            let (path, _) = self.segments(ty);
+                            bound.map(|b| (b, Some(Receiver::Call(self.self_resolved(path)))))
+                        }
+                        _ => None,
+                    }
+                }
+                "parameter" => node.child_by_field_name("pattern").map(|p| {
+                    let held = node
+                        .child_by_field_name("type")
+                        .map(|t| self.type_path(t))
+                        .filter(|t| !t.is_empty())
+                        .map(Receiver::Type);
+                    (p, held)
+                }),
+                _ => None,
+            };
+            if let Some((pattern, held)) = typed {
+                let pattern = if pattern.kind() == "mut_pattern" {
+                    pattern.named_child(0).unwrap_or(pattern)
+                } else {
+                    pattern
+                };
+                if pattern.kind() == "identifier" {
+                    let name = self.text(pattern);
+                    match types.get(&name) {
+                        Some(existing) if *existing != held => {
+                            types.insert(name, None);
+                        }
+                        Some(_) => {}
+                        None => {
+                            types.insert(name, held);
+                        }
+                    }
+                }
+            }
             match node.kind() {
                 "identifier" if in_pattern => {
                     let name = self.text(node);
@@ -388,7 +498,233 @@ impl<'s> Walker<'s> {
                 _ => stack.extend(child_modes(node)),
             }
         }
-        names
+        // A name bound more than once with no type said (a `for`, `match`,
+        // a second `let`) is of unknown type.
+        for name in &names {
+            types.entry(name.clone()).or_insert(None);
+        }
+        (names, types)
+    }
+
+    /// What an expression holds: `T { … }` a `T`; `f()`, `T::new()`,
+    /// `a::f()` what the called function returns; `x.m()` what calling `m`
+    /// on `x` returns (`x` a local in `locals`, `self`, or another such
+    /// expression); `&x`, `x?`, `.unwrap()`, `.expect()`, `.clone()`
+    /// looked through.
+    fn held(
+        &self,
+        value: Node<'_>,
+        locals: &HashMap<String, Option<Receiver>>,
+    ) -> Option<Receiver> {
+        match value.kind() {
+            "struct_expression" => {
+                let name = value.child_by_field_name("name")?;
+                let (path, _) = self.segments(name);
+                let path = self.self_resolved(path);
+                (!path.is_empty()).then_some(Receiver::Type(path))
+            }
+            "reference_expression" | "try_expression" | "parenthesized_expression" => self.held(
+                value.named_child(value.named_child_count().checked_sub(1)?)?,
+                locals,
+            ),
+            "identifier" => locals.get(&self.text(value)).cloned().flatten(),
+            "self" => self.impl_path().map(Receiver::This),
+            "call_expression" => {
+                let mut f = value.child_by_field_name("function")?;
+                if f.kind() == "generic_function" {
+                    f = f.child_by_field_name("function")?;
+                }
+                match f.kind() {
+                    "identifier" | "scoped_identifier" => {
+                        let (path, _) = self.segments(f);
+                        let path = self.self_resolved(path);
+                        if path.len() > 1 && path[0] == "Self" {
+                            return None;
+                        }
+                        (!path.is_empty()).then_some(Receiver::Call(path))
+                    }
+                    "field_expression" => {
+                        let mut names = Vec::new();
+                        let mut current = f;
+                        while current.kind() == "field_expression" {
+                            let field = current.child_by_field_name("field")?;
+                            if field.kind() != "field_identifier" {
+                                return None;
+                            }
+                            names.push(self.text(field));
+                            current = current.child_by_field_name("value")?;
+                        }
+                        names.reverse();
+                        let base = self.held(current, locals)?;
+                        let transparent = names.len() == 1
+                            && matches!(
+                                names[0].as_str(),
+                                "unwrap"
+                                    | "expect"
+                                    | "clone"
+                                    | "to_owned"
+                                    | "borrow"
+                                    | "as_ref"
+                                    | "lock"
+                                    | "borrow_mut"
+                                    | "as_mut"
+                                    | "unwrap_or_default"
+                            );
+                        if transparent {
+                            return Some(base);
+                        }
+                        Some(match base {
+                            Receiver::Chain(b, mut calls) => {
+                                calls.push(names);
+                                Receiver::Chain(b, calls)
+                            }
+                            other => Receiver::Chain(Box::new(other), vec![names]),
+                        })
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// `Self` at the head of a path read as the enclosing impl's type.
+    fn self_resolved(&self, mut path: Vec<String>) -> Vec<String> {
+        if path.first().is_some_and(|s| s == "Self") {
+            if let Some(ty) = self.frames.last().and_then(|f| f.self_type.as_deref()) {
+                path[0] = ty.to_string();
+            }
+        }
+        path
+    }
+
+    /// A type as a path: `T`, `a::T`, `&T`, `&mut T`, `T<…>` (its name);
+    /// `Option<T>`, `Result<T, E>`, `Box<T>`, `Rc<T>`, `Arc<T>` → `T`.
+    fn type_path(&self, node: Node<'_>) -> Vec<String> {
+        let mut current = node;
+        for _ in 0..16 {
+            match current.kind() {
+                "reference_type" | "pointer_type" => match current.child_by_field_name("type") {
+                    Some(t) => current = t,
+                    None => return Vec::new(),
+                },
+                "type_identifier" | "scoped_type_identifier" => {
+                    let (path, _) = self.segments(current);
+                    return path;
+                }
+                "generic_type" => {
+                    let Some(ty) = current.child_by_field_name("type") else {
+                        return Vec::new();
+                    };
+                    let (path, _) = self.segments(ty);
+                    let wrapper = path.len() == 1
+                        && matches!(path[0].as_str(), "Option" | "Result" | "Box" | "Rc" | "Arc");
+                    if !wrapper {
+                        return path;
+                    }
+                    let first = current
+                        .child_by_field_name("type_arguments")
+                        .and_then(|a| a.named_child(0));
+                    match first {
+                        Some(t) => current = t,
+                        None => return Vec::new(),
+                    }
+                }
+                _ => return Vec::new(),
+            }
+        }
+        Vec::new()
+    }
+
+    /// The path of the innermost `impl` or trait around here.
+    fn impl_path(&self) -> Option<QualifiedPath> {
+        self.frames
+            .iter()
+            .rev()
+            .find(|f| f.frame.scope == Scope::Impl)
+            .map(|f| f.path.clone())
+    }
+
+    /// What a local read here holds (`None`: not a local).
+    fn local(&self, name: &str) -> Option<Receiver> {
+        let f = self
+            .frames
+            .last()
+            .and_then(|f| f.function)
+            .and_then(|i| self.frames.get(i))?;
+        if !f.frame.locals.contains(name) {
+            return None;
+        }
+        Some(
+            f.frame
+                .types
+                .get(name)
+                .cloned()
+                .flatten()
+                .unwrap_or(Receiver::Unknown),
+        )
+    }
+
+    /// A field or method chain on a value (`self.a.b`, `x.m()`, `f().g`):
+    /// the names read, in turn, from what the root holds (`self` in an
+    /// impl: the impl's type; a local: what it holds; a call or struct
+    /// literal: what it makes); a root that is another expression is
+    /// walked.
+    fn chain<'t>(&mut self, node: Node<'t>, call: bool, stack: &mut Vec<Work<'t>>) {
+        let mut names = Vec::new();
+        let mut current = node;
+        let mut at = node;
+        while current.kind() == "field_expression" {
+            let Some(field) = current.child_by_field_name("field") else {
+                break;
+            };
+            if field.kind() != "field_identifier" {
+                // A tuple index (`x.0`): nothing nameable after it.
+                names.clear();
+            } else {
+                if names.is_empty() {
+                    at = field;
+                }
+                names.push(self.text(field));
+            }
+            let Some(value) = current.child_by_field_name("value") else {
+                break;
+            };
+            current = value;
+        }
+        names.reverse();
+        let root = current;
+        let receiver = match root.kind() {
+            "self" => self.impl_path().map_or(Receiver::Unknown, Receiver::This),
+            "identifier" => {
+                let name = self.text(root);
+                match self.local(&name) {
+                    Some(held) => held,
+                    None => {
+                        // A static or constant: a use of it, then members
+                        // of a value of unknown type.
+                        stack.push(Work::Visit(root));
+                        Receiver::Unknown
+                    }
+                }
+            }
+            _ => {
+                stack.push(Work::Visit(root));
+                let empty = HashMap::new();
+                let locals = self
+                    .frames
+                    .last()
+                    .and_then(|f| f.function)
+                    .and_then(|i| self.frames.get(i))
+                    .map_or(&empty, |f| &f.frame.types);
+                self.held(root, locals).unwrap_or(Receiver::Unknown)
+            }
+        };
+        if names.is_empty() {
+            return;
+        }
+        let caller = self.caller();
+        self.out.refer_chain(names, receiver, call, at, caller);
     }
 
     /// Whether a plain identifier in an expression is recorded as a use: not
@@ -421,6 +757,7 @@ impl<'s> Walker<'s> {
             scope: Scope::Impl,
             generics: self.generics(node),
             locals: HashSet::new(),
+            types: HashMap::new(),
         };
         let mut skip = Vec::new();
         if let Some(ty) = ty {
@@ -465,16 +802,9 @@ impl<'s> Walker<'s> {
                 stack.extend(extras.into_iter().rev().map(Work::Visit));
             }
             "field_expression" => {
-                let field = callee.child_by_field_name("field");
-                if let Some(field) = field.filter(|f| f.kind() == "field_identifier") {
-                    let name = self.text(field);
-                    if let Some(reference) = self.reference(vec![name], true, true, field) {
-                        stack.push(Work::Emit(reference));
-                    }
-                }
-                if let Some(value) = callee.child_by_field_name("value") {
-                    stack.push(Work::Visit(value));
-                }
+                let mut deferred = Vec::new();
+                self.chain(callee, true, &mut deferred);
+                stack.extend(deferred);
             }
             _ => stack.push(Work::Visit(callee)),
         }
@@ -526,9 +856,30 @@ impl<'s> Walker<'s> {
             let starts_with_keyword =
                 token.kind() != "identifier" || KEYWORDS.contains(&segments[0].as_str());
             let reference = if member {
+                // `x.m(…)` on a local `x` or `self` (the token before the
+                // dot): a member of what it holds; else of a value of
+                // unknown type.
+                let receiver = i
+                    .checked_sub(2)
+                    .map(|p| tokens[p])
+                    .filter(|_| {
+                        // Not `a.b.m(…)` nor `f().m(…)`: only a lone root.
+                        i < 3 || !matches!(tokens[i - 3].kind(), "." | "::")
+                    })
+                    .and_then(|r| match r.kind() {
+                        "self" => self.impl_path().map(Receiver::This),
+                        "identifier" => self.local(&self.text(r)),
+                        _ => None,
+                    });
                 (opens_call && token.kind() == "identifier")
                     .then(|| self.reference(segments, true, true, token))
                     .flatten()
+                    .map(|mut r| {
+                        if let Some(receiver) = receiver {
+                            r.receiver = receiver;
+                        }
+                        r
+                    })
             } else if opens_call || is_macro {
                 let usable = !starts_with_keyword || segments.len() > 1;
                 usable
@@ -612,7 +963,7 @@ impl<'s> Walker<'s> {
                     let items: Vec<Node<'_>> = tree.named_children(&mut cursor).collect();
                     work.extend(items.into_iter().rev().map(|i| (prefix.clone(), i)));
                 }
-                "identifier" | "scoped_identifier" | "self" if public => {
+                "identifier" | "scoped_identifier" | "self" => {
                     let mut target = extend(prefix, self.segments(tree).0);
                     if target.len() > 1 && target.last().is_some_and(|s| s == "self") {
                         target = target.parent();
@@ -624,11 +975,48 @@ impl<'s> Walker<'s> {
                         continue;
                     }
                     let line_node = tree.child_by_field_name("name").unwrap_or(tree);
-                    let target = self.target(&target);
-                    self.define(name, Kind::Alias, line_node, target);
+                    if public {
+                        let target = self.target(&target);
+                        self.define(name, Kind::Alias, line_node, target);
+                    } else {
+                        // A private `use`: an import.
+                        let scope = self.import_scope();
+                        self.out
+                            .import(name, target.to_vec(), line_node, scope, false);
+                    }
+                }
+                "use_wildcard" => {
+                    let mut cursor = tree.walk();
+                    let path = tree.named_children(&mut cursor).next();
+                    let target = match path {
+                        Some(p) => extend(prefix, self.segments(p).0),
+                        None => prefix,
+                    };
+                    let scope = self.import_scope();
+                    let before = self.out.imports.len();
+                    self.out
+                        .import(String::new(), target.to_vec(), tree, scope, true);
+                    if let Some(import) = self.out.imports.get_mut(before) {
+                        import.public = public;
+                    }
                 }
                 _ => {}
             }
+        }
+    }
+
+    /// Where a `use` here binds its names: the enclosing function, else the
+    /// module (or inline module).
+    fn import_scope(&self) -> QualifiedPath {
+        let caller = self.caller();
+        if caller.is_empty() {
+            self.frames
+                .iter()
+                .rev()
+                .find(|f| f.frame.scope == Scope::Module)
+                .map_or_else(|| self.module.clone(), |f| f.path.clone())
+        } else {
+            caller
         }
     }
 
@@ -827,26 +1215,42 @@ impl<'s> Walker<'s> {
         call: bool,
         at: Node<'_>,
     ) -> Option<Reference> {
-        let lead = segments
-            .iter()
-            .take_while(|s| matches!(s.as_str(), "crate" | "self" | "super" | "$crate"))
-            .count();
-        segments.drain(..lead);
-        if segments.len() > 1 && segments[0] == "Self" {
-            if let Some(ty) = self.frames.last().and_then(|f| f.self_type.as_deref()) {
-                segments[0] = ty.to_string();
-            }
+        if segments.first().is_some_and(|s| s == "$crate") {
+            segments[0] = "crate".into();
         }
         // `Self` alone is the enclosing type naming itself, as is its own name.
         if segments.is_empty() || segments == ["Self"] || segments.iter().any(|s| s.is_empty()) {
             return None;
         }
+        // `Self::f()`: a member of the impl's type.
+        let mut receiver = Receiver::None;
+        if segments.len() > 1 && segments[0] == "Self" {
+            match self.impl_path() {
+                Some(path) => {
+                    segments.remove(0);
+                    receiver = Receiver::This(path);
+                }
+                None => {
+                    if let Some(ty) = self.frames.last().and_then(|f| f.self_type.as_deref()) {
+                        segments[0] = ty.to_string();
+                    }
+                }
+            }
+        }
+        // A path that is only `crate`, `self` or `super` names nothing.
+        if segments
+            .iter()
+            .all(|s| matches!(s.as_str(), "crate" | "self" | "super"))
+        {
+            return None;
+        }
         Some(Reference {
             path: segments,
-            member,
+            member: member || receiver != Receiver::None,
             call,
             line: line(at),
             caller: self.caller(),
+            receiver,
         })
     }
 
@@ -932,7 +1336,7 @@ fn is_constant_name(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use crate::adapters::{index_file, Language};
-    use crate::model::{FileIndex, Kind};
+    use crate::model::{FileIndex, Kind, Receiver};
 
     const CONFIG: &str = r#"
 pub struct Config { port: u16 }
@@ -1053,20 +1457,27 @@ mod tests {
                 && r.line == 6),
             "{helper:?}"
         );
-        // `super::helper()` in the test module: `super` dropped.
+        // `super::helper()` in the test module: `super` kept (it names
+        // the parent module).
         assert!(
-            helper
+            f.references_to("super::helper")
                 .iter()
                 .any(|r| r.call && r.caller.join("::") == "config::tests::t"),
-            "{helper:?}"
+            "{:?}",
+            f.references
         );
         let scoped = f.references_to("Config::default_port");
         assert_eq!(scoped.len(), 1, "{:?}", f.references);
         assert!(scoped[0].call && !scoped[0].member);
         assert_eq!(scoped[0].caller.join("::"), "config::Config::load");
-        let to_string = f.references_to("to_string");
+        // `self.port.to_string()`: `port`, then `to_string`, on the impl's type.
+        let to_string = f.references_to("port::to_string");
         assert_eq!(to_string.len(), 1);
         assert!(to_string[0].call && to_string[0].member);
+        assert_eq!(
+            to_string[0].receiver,
+            Receiver::This(vec!["config".to_string(), "Config".into()].into())
+        );
         assert_eq!(to_string[0].caller.join("::"), "config::Config::get");
     }
 
@@ -1140,12 +1551,18 @@ macro_rules! mm { ($x:expr) => { $crate::expand($x); fn not_a_call() {} } }
         };
         let call_member = |p: &str| f.references_to(p).iter().any(|r| r.call && r.member);
         let used = |p: &str| f.references_to(p).iter().any(|r| !r.call);
+        let this = Receiver::This(vec!["Config".to_string()].into());
+        let on_self = |p: &str, call: bool| {
+            f.references_to(p)
+                .iter()
+                .any(|r| r.call == call && r.receiver == this)
+        };
         assert!(
-            call("Config::helper"),
-            "Self:: resolved: {:?}",
+            on_self("helper", true),
+            "Self::helper(): {:?}",
             f.references
         );
-        assert!(call("util::go"), "crate dropped, turbofish unwrapped");
+        assert!(call("crate::util::go"), "crate kept, turbofish unwrapped");
         assert!(call("Vec::new"));
         assert!(call("write"), "macro invocation");
         assert!(call("render"), "call inside macro arguments");
@@ -1153,16 +1570,30 @@ macro_rules! mm { ($x:expr) => { $crate::expand($x); fn not_a_call() {} } }
         assert!(call("Config::load"));
         assert!(call("util::two"));
         assert!(call("Config::get"), "<Config as Store>::get");
-        assert!(used("Config::N"), "Self::N in a macro");
-        assert!(used("Config::convert"), "a path used as a value");
+        assert!(on_self("N", false), "Self::N in a macro");
+        assert!(on_self("convert", false), "a path used as a value");
         assert!(used("Mode::Fast") && used("Mode::Slow"));
         assert!(used("fmt::Display") && used("fmt::Formatter") && used("fmt::Result"));
         assert!(used("Item") && used("Config") && used("Store"));
         assert!(used("Some"), "tuple-struct pattern");
         assert!(f
-            .references_to("expand")
+            .references_to("crate::expand")
             .iter()
             .any(|r| r.call && r.caller.is_empty()));
+        // Private uses are imports; a glob is a glob import.
+        assert!(f
+            .imports
+            .iter()
+            .any(|i| i.name == "Thing" && i.target == ["private", "Thing"] && !i.glob));
+        assert!(f
+            .imports
+            .iter()
+            .any(|i| i.glob && i.target == ["x", "y"] && !i.public));
+        // `let items: Vec<Item>`: `items.iter()` is on a `Vec`.
+        assert!(f
+            .references_to("iter")
+            .iter()
+            .any(|r| r.receiver == Receiver::Type(vec!["Vec".into()])));
         assert!(f.references_to("not_a_call").is_empty());
         assert!(f.references_to("fmt").is_empty(), "the method's own name");
         // Source order: `render` (line 12) comes after `write` (line 12) and

@@ -97,8 +97,11 @@ use std::collections::HashSet;
 
 use tree_sitter::{Node, Tree};
 
+use std::collections::HashMap;
+use std::rc::Rc;
+
 use super::{Extracted, NamesInScope, ScopedNames};
-use crate::model::{Kind, QualifiedPath};
+use crate::model::{Kind, Param, QualifiedPath, Receiver};
 
 /// Where a node sits, for the definitions that depend on it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -141,6 +144,13 @@ struct Ctx {
     /// The locals of the enclosing outermost function (an index into
     /// `Walker::locals`); `None` outside functions.
     locals: Option<usize>,
+    /// What `this` is: the class (or the object a CommonJS method is
+    /// assigned to) whose method this code is in.
+    this: Option<QualifiedPath>,
+    /// The type a `this: T` parameter of the enclosing function declares
+    /// (`function (this: OperatorSubscriber<T>) { this.unsubscribe() }`);
+    /// it takes precedence over `this`.
+    this_type: Option<Rc<Vec<String>>>,
 }
 
 /// One pending node: the node, the index of its context, and its position.
@@ -152,8 +162,14 @@ struct Walker<'s> {
     ctxs: Vec<Ctx>,
     /// One set of local names per outermost function.
     locals: Vec<HashSet<String>>,
+    /// What those locals hold, when one annotation or constructor says so
+    /// (`None`: several or unknown values).
+    local_types: Vec<HashMap<String, Option<Receiver>>>,
     /// Answers whether a name is a type parameter in a context.
     type_params: NamesInScope,
+    /// Parameter lists of callbacks passed to calls walked so far (see
+    /// [`Walker::mark_callbacks`]).
+    callbacks: HashMap<usize, (Vec<String>, u32)>,
     out: Extracted,
 }
 
@@ -169,9 +185,13 @@ pub fn extract(tree: &Tree, source: &[u8], module: &[String]) -> Extracted {
             in_function: false,
             type_params: ScopedNames::default(),
             locals: None,
+            this: None,
+            this_type: None,
         }],
         locals: Vec::new(),
+        local_types: Vec::new(),
         type_params: NamesInScope::default(),
+        callbacks: HashMap::new(),
         out: Extracted::for_source(source),
     };
     let root = tree.root_node();
@@ -355,16 +375,37 @@ impl<'s> Walker<'s> {
             .collect()
     }
 
-    /// A context for the body of the function or method symbol `path`.
-    fn function_ctx(&mut self, parent: usize, path: QualifiedPath, node: Node) -> usize {
+    /// A context for the body of the function or method symbol `path`;
+    /// `this` is what `this` is in it (an arrow function keeps its
+    /// context's).
+    fn function_ctx(
+        &mut self,
+        parent: usize,
+        path: QualifiedPath,
+        node: Node,
+        this: Option<QualifiedPath>,
+    ) -> usize {
         let params = self.type_params(node);
         let locals = self.locals_for(node, parent, true);
+        let arrow = node.kind() == "arrow_function";
+        let this = if arrow {
+            self.ctxs[parent].this.clone()
+        } else {
+            this
+        };
+        let this_type = if arrow {
+            self.ctxs[parent].this_type.clone()
+        } else {
+            self.this_param(node)
+        };
         self.child_ctx(parent, |c| {
             c.scope = path.clone();
             c.caller = path;
             c.in_function = true;
             c.type_params = c.type_params.with(params);
             c.locals = Some(locals);
+            c.this = this;
+            c.this_type = this_type;
         })
     }
 
@@ -376,31 +417,94 @@ impl<'s> Walker<'s> {
         if let Some(i) = self.ctxs[ctx].locals {
             return i;
         }
-        let names = self.scan_locals(node, defines);
+        let (names, types) = self.scan_locals(node, defines);
         self.locals.push(names);
+        self.local_types.push(types);
         self.locals.len() - 1
     }
 
     /// The names bound anywhere in the function `root`: parameters,
     /// declarators, destructuring, `for … of/in` and `catch` bindings, named
     /// function expressions, nested functions' included.
-    fn scan_locals(&self, root: Node, defines: bool) -> HashSet<String> {
+    fn scan_locals(
+        &self,
+        root: Node,
+        defines: bool,
+    ) -> (HashSet<String>, HashMap<String, Option<Receiver>>) {
         let mut names = HashSet::new();
+        let mut types: HashMap<String, Option<Receiver>> = HashMap::new();
+        let mut record = |name: String, receiver: Option<Receiver>| match types.get(&name) {
+            Some(existing) if *existing != receiver => {
+                types.insert(name, None);
+            }
+            Some(_) => {}
+            None => {
+                types.insert(name, receiver);
+            }
+        };
+        // The parameter lists of callbacks passed to a call of a name: the
+        // callee and the argument's position.
+        let mut callbacks: HashMap<usize, (Vec<String>, u32)> = HashMap::new();
         let mut stack = vec![root];
         while let Some(n) = stack.pop() {
             match n.kind() {
                 "formal_parameters" => {
+                    // A callback's untyped parameters: what the function it
+                    // is passed to declares they receive (found at the call,
+                    // walking down: asking a node for its parent costs the
+                    // tree's depth).
+                    let site = callbacks
+                        .get(&n.id())
+                        .or_else(|| self.callbacks.get(&n.id()))
+                        .cloned();
                     let mut cursor = n.walk();
+                    let mut position = 0u32;
                     for p in n.named_children(&mut cursor) {
                         self.pattern_names(p, &mut names);
+                        let name = p
+                            .child_by_field_name("pattern")
+                            .filter(|x| x.kind() == "identifier");
+                        if let Some(name) = name {
+                            let ty = p
+                                .child_by_field_name("type")
+                                .and_then(|t| self.type_path(t))
+                                .map(Receiver::Type)
+                                .or_else(|| {
+                                    site.clone()
+                                        .map(|(callee, arg)| Receiver::Param(callee, arg, position))
+                                });
+                            record(self.text(name), ty);
+                        }
+                        if p.child_by_field_name("pattern")
+                            .is_none_or(|x| x.kind() != "this")
+                        {
+                            position += 1;
+                        }
                     }
                 }
                 "arrow_function" => {
                     if let Some(p) = n.child_by_field_name("parameter") {
                         self.pattern_names(p, &mut names);
+                        if p.kind() == "identifier" {
+                            let held = callbacks
+                                .get(&p.id())
+                                .or_else(|| self.callbacks.get(&p.id()))
+                                .cloned()
+                                .map(|(callee, arg)| Receiver::Param(callee, arg, 0));
+                            record(self.text(p), held);
+                        }
                     }
                 }
+                "call_expression" | "new_expression" => {
+                    self.mark_callbacks(n, &mut callbacks);
+                }
                 "variable_declarator" => {
+                    if let Some(name) = n
+                        .child_by_field_name("name")
+                        .filter(|x| x.kind() == "identifier")
+                    {
+                        record(self.text(name), self.held(n));
+                    }
                     let value = n.child_by_field_name("value").map(|v| v.kind());
                     let defined =
                         defines && value.is_some_and(|v| is_function_value(v) || v == "class");
@@ -431,7 +535,158 @@ impl<'s> Walker<'s> {
             let mut cursor = n.walk();
             stack.extend(n.named_children(&mut cursor));
         }
-        names
+        (names, types)
+    }
+
+    /// What a declarator's variable holds: its annotation's type, the
+    /// class it `new`s, or what the function it calls returns.
+    fn held(&self, declarator: Node) -> Option<Receiver> {
+        if let Some(ty) = declarator.child_by_field_name("type") {
+            return self.type_path(ty).map(Receiver::Type);
+        }
+        self.held_value(declarator.child_by_field_name("value")?)
+    }
+
+    /// What a `new X()` or a call of a name or chain of names holds.
+    fn held_value(&self, value: Node) -> Option<Receiver> {
+        match value.kind() {
+            "new_expression" => {
+                let c = value.child_by_field_name("constructor")?;
+                let path = self.dotted_path(c);
+                (!path.is_empty()).then_some(Receiver::Type(path))
+            }
+            "call_expression" => {
+                let f = value.child_by_field_name("function")?;
+                if !matches!(f.kind(), "identifier" | "member_expression") {
+                    return None;
+                }
+                let path = self.dotted_path(f);
+                (!path.is_empty() && f.kind() == "identifier"
+                    || chain_root(f).is_some_and(|r| r.kind() == "identifier"))
+                .then_some(Receiver::Call(path))
+            }
+            _ => None,
+        }
+    }
+
+    /// A type annotation as a path: `T`, `ns.T`, `T<…>` (its name),
+    /// `Promise<T>`, `T | undefined` and `T | null` (`T`); `None` for
+    /// anything else.
+    fn type_path(&self, node: Node) -> Option<Vec<String>> {
+        let mut current = node;
+        loop {
+            match current.kind() {
+                "type_annotation" | "parenthesized_type" => current = current.named_child(0)?,
+                "type_identifier" | "nested_type_identifier" | "identifier" => {
+                    let path = self.dotted_path(current);
+                    return (!path.is_empty()).then_some(path);
+                }
+                "predefined_type" => return Some(vec![self.text(current)]),
+                "generic_type" => {
+                    let name = current.child_by_field_name("name")?;
+                    let path = self.dotted_path(name);
+                    if path == ["Promise"] {
+                        let args = current.child_by_field_name("type_arguments")?;
+                        current = args.named_child(0)?;
+                        continue;
+                    }
+                    return (!path.is_empty()).then_some(path);
+                }
+                "union_type" => {
+                    let parts: Vec<Node> = {
+                        let mut c = current.walk();
+                        current
+                            .named_children(&mut c)
+                            .filter(|p| {
+                                !matches!(self.text(*p).as_str(), "undefined" | "null" | "void")
+                            })
+                            .collect()
+                    };
+                    if parts.len() != 1 {
+                        return None;
+                    }
+                    current = parts[0];
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// What a name read in `ctx` holds when it is a value rather than a
+    /// module, class or function: `this`, or a local (`None`: a name to
+    /// resolve).
+    fn receiver_of(&self, root: Node, ctx: usize) -> Option<Receiver> {
+        let c = &self.ctxs[ctx];
+        match root.kind() {
+            "this" => Some(match &c.this_type {
+                Some(ty) => Receiver::Type(ty.to_vec()),
+                None => c.this.clone().map_or(Receiver::Unknown, Receiver::This),
+            }),
+            "super" => Some(c.this.clone().map_or(Receiver::Unknown, Receiver::Super)),
+            "identifier" => {
+                let name = self.text(root);
+                let i = c.locals?;
+                if !self.locals.get(i).is_some_and(|l| l.contains(&name)) {
+                    return None;
+                }
+                let held = self
+                    .local_types
+                    .get(i)
+                    .and_then(|t| t.get(&name).cloned().flatten());
+                Some(held.unwrap_or(Receiver::Unknown))
+            }
+            _ => Some(Receiver::Unknown),
+        }
+    }
+
+    /// Records a member chain (a call's callee, a read): rooted in a name
+    /// that is not a local, the whole chain as a path; rooted in `this`, a
+    /// local or an expression, the names after the root on that value
+    /// (the root expression is pushed to be walked).
+    fn chain<'t>(&mut self, node: Node<'t>, call: bool, ctx: usize, stack: &mut Vec<Item<'t>>) {
+        let mut names = Vec::new();
+        let mut current = node;
+        let mut at = node;
+        while current.kind() == "member_expression" {
+            let Some(property) = current.child_by_field_name("property") else {
+                break;
+            };
+            if names.is_empty() {
+                at = property;
+            }
+            names.push(self.text(property));
+            let Some(object) = current.child_by_field_name("object") else {
+                break;
+            };
+            current = object;
+        }
+        names.reverse();
+        if names.is_empty() || names.iter().any(|n| n.is_empty()) {
+            push_children(stack, node, ctx, Pos::Other, &[]);
+            return;
+        }
+        let root = current;
+        if root.kind() == "identifier"
+            && !NOT_VALUES.contains(&self.text(root).as_str())
+            && self.receiver_of(root, ctx).is_none()
+        {
+            let mut path = vec![self.text(root)];
+            path.extend(names);
+            self.refer(path, true, call, at, ctx);
+            return;
+        }
+        let receiver = match root.kind() {
+            // `new X().m()`, `make().m()`: what the expression holds.
+            "new_expression" | "call_expression" => {
+                self.held_value(root).unwrap_or(Receiver::Unknown)
+            }
+            _ => self.receiver_of(root, ctx).unwrap_or(Receiver::Unknown),
+        };
+        let caller = self.ctxs[ctx].caller.clone();
+        self.out.refer_chain(names, receiver, call, at, caller);
+        if !matches!(root.kind(), "identifier" | "this" | "super") {
+            stack.push((root, ctx, Pos::Other));
+        }
     }
 
     /// Adds the names a binding pattern binds (not its default values).
@@ -477,23 +732,9 @@ impl<'s> Walker<'s> {
         }
     }
 
-    /// A member read without a call: `ns.NAME` on a non-local name is a
-    /// member reference; otherwise the object is walked.
+    /// A member read without a call (see [`Walker::chain`]).
     fn member_read<'t>(&mut self, node: Node<'t>, ctx: usize, stack: &mut Vec<Item<'t>>) {
-        let object = node.child_by_field_name("object");
-        let property = node.child_by_field_name("property");
-        match (object, property) {
-            (Some(o), Some(p)) if o.kind() == "identifier" => {
-                let name = self.text(o);
-                if self.is_value_name(&name, ctx) {
-                    let path = vec![name, self.text(p)];
-                    self.refer(path, true, false, p, ctx);
-                }
-            }
-            _ => push_fields(stack, node, ctx, |f| {
-                (f != Some("property")).then_some(Pos::Other)
-            }),
-        }
+        self.chain(node, false, ctx, stack);
     }
 
     /// A node in a binding pattern: names are not walked, default values
@@ -557,7 +798,13 @@ impl<'s> Walker<'s> {
                 };
                 let path = join(&self.ctxs[ctx].scope, &self.text(name));
                 self.define(path.clone(), Kind::Function, name, Vec::new());
-                let inner = self.function_ctx(ctx, path, node);
+                let returns = self.returns(node);
+                let params = self.params(node);
+                if let Some(symbol) = self.out.last_symbol() {
+                    symbol.returns = returns;
+                    symbol.params = params;
+                }
+                let inner = self.function_ctx(ctx, path, node, None);
                 push_children(stack, node, inner, Pos::Other, &[name]);
             }
             "class_declaration" | "abstract_class_declaration" | "class" => {
@@ -578,6 +825,7 @@ impl<'s> Walker<'s> {
             }
             "enum_declaration" => self.enumeration(node, ctx, stack),
             "internal_module" | "module" => self.namespace(node, ctx, stack),
+            "expression_statement" if pos == Pos::Top && self.commonjs(node, ctx, stack) => {}
             "lexical_declaration" | "variable_declaration" => {
                 self.declaration(node, ctx, pos, stack)
             }
@@ -591,7 +839,13 @@ impl<'s> Walker<'s> {
                 };
                 let path = join(&self.ctxs[ctx].scope, &text);
                 self.define(path.clone(), Kind::Method, name, Vec::new());
-                let inner = self.function_ctx(ctx, path, node);
+                let returns = self.returns(node);
+                let params = self.params(node);
+                if let Some(symbol) = self.out.last_symbol() {
+                    symbol.returns = returns;
+                    symbol.params = params;
+                }
+                let inner = self.function_ctx(ctx, path, node, Some(self.ctxs[ctx].scope.clone()));
                 push_children(stack, node, inner, Pos::Other, &[name]);
             }
             "public_field_definition" | "field_definition" | "property_signature"
@@ -626,11 +880,30 @@ impl<'s> Walker<'s> {
             kind if is_function_node(kind) => {
                 // An anonymous function (or one whose symbol was defined by
                 // its declarator): the outermost one opens a set of locals.
-                let locals = self.locals_for(node, ctx, self.ctxs[ctx].in_function);
-                let inner = if self.ctxs[ctx].locals == Some(locals) {
+                let locals = self.locals_for(node, ctx, true);
+                // A `function` has a `this` of its own (unknown, or what a
+                // `this: T` parameter declares); an arrow function keeps
+                // its context's.
+                let own_this = kind != "arrow_function";
+                let declared = if own_this {
+                    self.this_param(node)
+                } else {
+                    None
+                };
+                let loses_this = own_this
+                    && (self.ctxs[ctx].this.is_some()
+                        || self.ctxs[ctx].this_type.is_some()
+                        || declared.is_some());
+                let inner = if self.ctxs[ctx].locals == Some(locals) && !loses_this {
                     ctx
                 } else {
-                    self.child_ctx(ctx, |c| c.locals = Some(locals))
+                    self.child_ctx(ctx, |c| {
+                        c.locals = Some(locals);
+                        if loses_this {
+                            c.this = None;
+                            c.this_type = declared;
+                        }
+                    })
                 };
                 // A function expression's own name is a binding; a method's
                 // is a property name (a computed one is walked).
@@ -709,28 +982,46 @@ impl<'s> Walker<'s> {
     /// call and not walked again as a value; a member chain rooted in an
     /// expression (`f(x).m()`) still walks that expression.
     fn call<'t>(&mut self, node: Node<'t>, field: &str, ctx: usize, stack: &mut Vec<Item<'t>>) {
+        // A callback passed here whose locals are scanned later (one at
+        // the top level opens its own set) finds its site.
+        if self.ctxs[ctx].locals.is_none() {
+            let mut marked = HashMap::new();
+            self.mark_callbacks(node, &mut marked);
+            self.callbacks.extend(marked);
+        }
         let callee = node.child_by_field_name(field);
-        let recorded = callee.filter(|c| self.callee(*c, ctx));
+        let mut deferred = Vec::new();
+        let recorded = callee.filter(|c| self.callee(*c, ctx, &mut deferred));
         push_children(stack, node, ctx, Pos::Other, &Vec::from_iter(recorded));
-        let root = recorded
-            .filter(|c| c.kind() == "member_expression")
-            .and_then(chain_root)
-            .filter(|r| !matches!(r.kind(), "identifier" | "this" | "super"));
-        stack.extend(root.map(|r| (r, ctx, Pos::Other)));
+        stack.extend(deferred);
     }
 
-    /// Records a call of `callee` (an identifier or member chain); false
-    /// for anything else (to be walked instead).
-    fn callee(&mut self, callee: Node, ctx: usize) -> bool {
+    /// Records a call of `callee` (an identifier or member chain; the
+    /// chain's root expression, when it is not a name, goes to `stack`);
+    /// false for anything else (to be walked instead).
+    fn callee<'t>(&mut self, callee: Node<'t>, ctx: usize, stack: &mut Vec<Item<'t>>) -> bool {
         match callee.kind() {
+            // `super(…)`: the base class's constructor.
+            "super" => {
+                if let Some(this) = self.ctxs[ctx].this.clone() {
+                    let caller = self.ctxs[ctx].caller.clone();
+                    self.out.refer_chain(
+                        vec!["constructor".into()],
+                        Receiver::Super(this),
+                        true,
+                        callee,
+                        caller,
+                    );
+                }
+                true
+            }
             "identifier" => {
                 let name = self.text(callee);
                 self.refer(vec![name], false, true, callee, ctx);
                 true
             }
             "member_expression" => {
-                let (path, at) = self.member_path(callee);
-                self.refer(path, true, true, at, ctx);
+                self.chain(callee, true, ctx, stack);
                 true
             }
             _ => false,
@@ -842,6 +1133,10 @@ impl<'s> Walker<'s> {
             Some((at, text)) => {
                 let path = join(&self.ctxs[ctx].scope, &text);
                 self.define(path.clone(), Kind::Class, at, Vec::new());
+                let bases = self.class_bases(node);
+                if let Some(symbol) = self.out.last_symbol() {
+                    symbol.bases = bases;
+                }
                 let params = self.type_params(node);
                 let inner = self.child_ctx(ctx, |c| {
                     c.scope = path;
@@ -868,6 +1163,10 @@ impl<'s> Walker<'s> {
         };
         let path = join(&self.ctxs[ctx].scope, &self.text(name));
         self.define(path.clone(), Kind::Interface, name, Vec::new());
+        let bases = self.class_bases(node);
+        if let Some(symbol) = self.out.last_symbol() {
+            symbol.bases = bases;
+        }
         let params = self.type_params(node);
         let inner = self.child_ctx(ctx, |c| {
             c.scope = path;
@@ -943,7 +1242,6 @@ impl<'s> Walker<'s> {
 
     /// `const`/`let`/`var` declarators.
     fn declaration<'t>(&mut self, node: Node<'t>, ctx: usize, pos: Pos, stack: &mut Vec<Item<'t>>) {
-        let in_function = self.ctxs[ctx].in_function;
         let mut items: Vec<Item<'t>> = Vec::new();
         let mut cursor = node.walk();
         let declarators: Vec<Node<'t>> = node
@@ -956,6 +1254,21 @@ impl<'s> Walker<'s> {
             if let Some(ty) = declarator.child_by_field_name("type") {
                 items.push((ty, ctx, Pos::Other));
             }
+            // `const x = require('./x')`, `const { a, b: c } = require('./x')`:
+            // imports.
+            if let Some(required) = value.and_then(|v| self.required(v)) {
+                match name {
+                    Some(n) if n.kind() == "identifier" => {
+                        let text = self.text(n);
+                        self.bind(text, required, n, ctx);
+                    }
+                    Some(n) if n.kind() == "object_pattern" => {
+                        self.required_names(n, &required, ctx);
+                    }
+                    _ => {}
+                }
+                continue;
+            }
             let Some(name) = name.filter(|n| n.kind() == "identifier") else {
                 // A destructuring pattern: only its default values are walked.
                 items.extend(name.map(|n| (n, ctx, Pos::Pattern)));
@@ -964,11 +1277,14 @@ impl<'s> Walker<'s> {
             };
             let text = self.text(name);
             let path = join(&self.ctxs[ctx].scope, &text);
-            let may_define = pos == Pos::Top || in_function;
+            // Function- and class-valued declarators are definitions
+            // anywhere (inside an anonymous callback too); other values
+            // only at the top level.
+            let may_define = true;
             match value {
                 Some(v) if may_define && is_function_value(v.kind()) => {
                     self.define(path.clone(), Kind::Function, name, Vec::new());
-                    let inner = self.function_ctx(ctx, path, v);
+                    let inner = self.function_ctx(ctx, path, v, None);
                     items.push((v, inner, Pos::Other));
                 }
                 Some(v) if may_define && v.kind() == "class" => {
@@ -981,6 +1297,14 @@ impl<'s> Walker<'s> {
                 _ => {
                     if pos == Pos::Top && !text.is_empty() {
                         self.define(path, Kind::Constant, name, Vec::new());
+                        // What it holds, when a type or `new` says so.
+                        let held = match self.held(declarator) {
+                            Some(Receiver::Type(t)) => t,
+                            _ => Vec::new(),
+                        };
+                        if let Some(symbol) = self.out.last_symbol() {
+                            symbol.returns = held;
+                        }
                     }
                     items.extend(value.map(|v| (v, ctx, Pos::Other)));
                 }
@@ -1006,7 +1330,7 @@ impl<'s> Walker<'s> {
         match value {
             Some(v) => {
                 self.define(path.clone(), Kind::Method, name, Vec::new());
-                let inner = self.function_ctx(ctx, path, v);
+                let inner = self.function_ctx(ctx, path, v, Some(self.ctxs[ctx].scope.clone()));
                 // Decorators and the type in the class's context, the value
                 // in the method's, in source order.
                 let mut cursor = node.walk();
@@ -1022,33 +1346,58 @@ impl<'s> Walker<'s> {
             }
             None => {
                 self.define(path, Kind::Field, name, Vec::new());
+                // Its declared type, or the class its value `new`s.
+                let declared = node
+                    .child_by_field_name("type")
+                    .and_then(|t| self.type_path(t))
+                    .or_else(|| {
+                        let v = node.child_by_field_name("value")?;
+                        let c = (v.kind() == "new_expression")
+                            .then(|| v.child_by_field_name("constructor"))??;
+                        let p = self.dotted_path(c);
+                        (!p.is_empty()).then_some(p)
+                    });
+                if let (Some(declared), Some(symbol)) = (declared, self.out.last_symbol()) {
+                    symbol.returns = declared;
+                }
                 push_children(stack, node, ctx, Pos::Other, &[name]);
             }
         }
     }
 
-    /// Import renames and namespace imports.
+    /// An `import` statement: each name it binds is an import (`import { a
+    /// as b } from './x'` binds `b` to `["./x", "a"]`, a default import to
+    /// `["./x", "default"]`, `import * as ns` and `import ns = require()` to
+    /// `["./x"]`).
     fn import(&mut self, node: Node, ctx: usize) {
         let source = node
             .child_by_field_name("source")
-            .map(|s| source_segment(&self.string_text(s)));
+            .map(|s| self.string_text(s));
         let mut cursor = node.walk();
         let children: Vec<Node> = node.named_children(&mut cursor).collect();
         for child in children {
             match child.kind() {
                 "import_clause" => {
+                    let Some(source) = source.clone() else {
+                        continue;
+                    };
                     let mut inner = child.walk();
                     let parts: Vec<Node> = child.named_children(&mut inner).collect();
                     for part in parts {
                         match part.kind() {
-                            "named_imports" => self.named_imports(part, source.as_deref(), ctx),
+                            "identifier" => {
+                                let name = self.text(part);
+                                self.bind(name, vec![source.clone(), "default".into()], part, ctx);
+                            }
+                            "named_imports" => self.named_imports(part, &source, ctx),
                             "namespace_import" => {
                                 let mut c = part.walk();
                                 let alias = part
                                     .named_children(&mut c)
                                     .find(|n| n.kind() == "identifier");
                                 if let Some(alias) = alias {
-                                    self.alias(alias, source.as_deref(), None, ctx);
+                                    let name = self.text(alias);
+                                    self.bind(name, vec![source.clone()], alias, ctx);
                                 }
                             }
                             _ => {}
@@ -1058,13 +1407,14 @@ impl<'s> Walker<'s> {
                 "import_require_clause" => {
                     let required = child
                         .child_by_field_name("source")
-                        .map(|s| source_segment(&self.string_text(s)));
+                        .map(|s| self.string_text(s));
                     let mut c = child.walk();
                     let alias = child
                         .named_children(&mut c)
                         .find(|n| n.kind() == "identifier");
-                    if let Some(alias) = alias {
-                        self.alias(alias, required.as_deref(), None, ctx);
+                    if let (Some(alias), Some(required)) = (alias, required) {
+                        let name = self.text(alias);
+                        self.bind(name, vec![required], alias, ctx);
                     }
                 }
                 _ => {}
@@ -1072,22 +1422,514 @@ impl<'s> Walker<'s> {
         }
     }
 
-    /// `{ a as b }` in an import: each rename is an alias.
-    fn named_imports(&mut self, node: Node, source: Option<&str>, ctx: usize) {
+    /// `{ a, b as c }` in an import: each binds its (local) name.
+    fn named_imports(&mut self, node: Node, source: &str, ctx: usize) {
         let mut cursor = node.walk();
         let specifiers: Vec<Node> = node
             .named_children(&mut cursor)
             .filter(|s| s.kind() == "import_specifier")
             .collect();
         for specifier in specifiers {
-            let (Some(name), Some(alias)) = (
-                specifier.child_by_field_name("name"),
-                specifier.child_by_field_name("alias"),
-            ) else {
+            let Some(name) = specifier.child_by_field_name("name") else {
                 continue;
             };
             let original = self.name_text(name);
-            self.alias(alias, source, Some(&original), ctx);
+            let bound = specifier.child_by_field_name("alias").unwrap_or(name);
+            let local = self.name_text(bound);
+            self.bind(local, vec![source.to_string(), original], bound, ctx);
+        }
+    }
+
+    /// Records an import binding `name` in `ctx`'s scope.
+    fn bind(&mut self, name: String, target: Vec<String>, at: Node, ctx: usize) {
+        if name.is_empty() {
+            return;
+        }
+        let scope = self.ctxs[ctx].scope.clone();
+        self.out.import(name, target, at, scope, false);
+    }
+
+    /// What a class extends (`extends B`, `extends ns.B<T>`) or an
+    /// interface extends (`extends A, B`), as paths.
+    fn class_bases(&self, node: Node) -> Vec<Vec<String>> {
+        let mut out = Vec::new();
+        let mut cursor = node.walk();
+        let children: Vec<Node> = node.named_children(&mut cursor).collect();
+        for child in children {
+            if !matches!(
+                child.kind(),
+                "class_heritage" | "extends_type_clause" | "extends_clause"
+            ) {
+                continue;
+            }
+            let mut stack = vec![child];
+            while let Some(n) = stack.pop() {
+                match n.kind() {
+                    "class_heritage" | "extends_clause" | "extends_type_clause" => {
+                        let mut c = n.walk();
+                        stack.extend(n.named_children(&mut c));
+                    }
+                    "identifier"
+                    | "type_identifier"
+                    | "member_expression"
+                    | "nested_type_identifier" => {
+                        let path = self.dotted_path(n);
+                        if !path.is_empty() {
+                            out.push(path);
+                        }
+                    }
+                    "generic_type" => stack.extend(n.child_by_field_name("name")),
+                    _ => {}
+                }
+            }
+        }
+        out
+    }
+
+    /// The type a function's `this: T` parameter declares, when it is a
+    /// plain type name.
+    fn this_param(&self, node: Node) -> Option<Rc<Vec<String>>> {
+        let list = node.child_by_field_name("parameters")?;
+        let first = list.named_child(0)?;
+        first
+            .child_by_field_name("pattern")
+            .filter(|n| n.kind() == "this")?;
+        let ty = first.child_by_field_name("type")?;
+        // `this: any`, `this: void`: no type to look members up on.
+        if ty
+            .named_child(0)
+            .is_some_and(|t| t.kind() == "predefined_type")
+        {
+            return None;
+        }
+        self.type_path(ty).map(Rc::new)
+    }
+
+    /// Each parameter's declared type (a function type: its parameters'),
+    /// `this` parameters left out.
+    fn params(&self, node: Node) -> Vec<Param> {
+        let Some(list) = node.child_by_field_name("parameters") else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        let mut cursor = list.walk();
+        for p in list.named_children(&mut cursor) {
+            if !matches!(p.kind(), "required_parameter" | "optional_parameter") {
+                continue;
+            }
+            // `this: T` declares what `this` is, not an argument.
+            if p.child_by_field_name("pattern")
+                .is_some_and(|n| n.kind() == "this")
+            {
+                continue;
+            }
+            let ty = p.child_by_field_name("type").and_then(|t| t.named_child(0));
+            let mut param = Param::default();
+            match ty {
+                Some(t) if t.kind() == "function_type" => {
+                    if let Some(inner) = t.child_by_field_name("parameters") {
+                        let mut c = inner.walk();
+                        for q in inner.named_children(&mut c) {
+                            let is_this = q
+                                .child_by_field_name("pattern")
+                                .is_some_and(|n| n.kind() == "this");
+                            if is_this {
+                                continue;
+                            }
+                            let qt = q
+                                .child_by_field_name("type")
+                                .and_then(|t| self.type_path(t))
+                                .unwrap_or_default();
+                            param.callback.push(qt);
+                        }
+                    }
+                }
+                Some(t) => param.ty = self.type_path(t).unwrap_or_default(),
+                None => {}
+            }
+            out.push(param);
+        }
+        if out.iter().all(|p| p.ty.is_empty() && p.callback.is_empty()) {
+            return Vec::new();
+        }
+        out
+    }
+
+    /// Marks the parameter lists of the function values passed to `call`
+    /// (a call or `new` of a name or chain of names), through `c ? … : …`
+    /// and parentheses, with the callee's path and the argument's position.
+    fn mark_callbacks(&self, call: Node, callbacks: &mut HashMap<usize, (Vec<String>, u32)>) {
+        let Some(arguments) = call.child_by_field_name("arguments") else {
+            return;
+        };
+        // The function values among the arguments first: most calls pass
+        // none, and then the callee's path is never built.
+        let mut found: Vec<(usize, u32)> = Vec::new();
+        let mut cursor = arguments.walk();
+        for (position, arg) in arguments.named_children(&mut cursor).enumerate() {
+            let position = u32::try_from(position).unwrap_or(u32::MAX);
+            let mut values = vec![arg];
+            let mut steps = 0;
+            while let Some(v) = values.pop() {
+                steps += 1;
+                if steps > 16 {
+                    break;
+                }
+                match v.kind() {
+                    "ternary_expression" => {
+                        values.extend(v.child_by_field_name("consequence"));
+                        values.extend(v.child_by_field_name("alternative"));
+                    }
+                    "parenthesized_expression" => values.extend(v.named_child(0)),
+                    kind if is_function_value(kind) => {
+                        let list = v
+                            .child_by_field_name("parameters")
+                            .or_else(|| v.child_by_field_name("parameter"));
+                        if let Some(list) = list {
+                            found.push((list.id(), position));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        if found.is_empty() {
+            return;
+        }
+        let callee = match call.kind() {
+            "call_expression" => call.child_by_field_name("function"),
+            _ => call.child_by_field_name("constructor"),
+        };
+        let Some(callee) = callee else { return };
+        if !matches!(callee.kind(), "identifier" | "member_expression")
+            || chain_root(callee).is_none_or(|r| r.kind() != "identifier")
+        {
+            return;
+        }
+        let path = self.dotted_path(callee);
+        if path.is_empty() {
+            return;
+        }
+        for (id, position) in found {
+            callbacks.insert(id, (path.clone(), position));
+        }
+    }
+
+    /// A function's declared return type (see [`Walker::type_path`]).
+    fn returns(&self, node: Node) -> Vec<String> {
+        node.child_by_field_name("return_type")
+            .and_then(|t| self.type_path(t))
+            .unwrap_or_default()
+    }
+
+    /// `require('./x')`'s specifier, also through `.name` (`require('./x').y`
+    /// → `["./x", "y"]`).
+    fn required(&self, value: Node) -> Option<Vec<String>> {
+        match value.kind() {
+            "call_expression" => {
+                let f = value.child_by_field_name("function")?;
+                if f.kind() != "identifier" || self.text(f) != "require" {
+                    return None;
+                }
+                let args = value.child_by_field_name("arguments")?;
+                let first = args.named_child(0)?;
+                (first.kind() == "string").then(|| vec![self.string_text(first)])
+            }
+            "member_expression" => {
+                let object = value.child_by_field_name("object")?;
+                let property = value.child_by_field_name("property")?;
+                let mut target = self.required(object)?;
+                target.push(self.text(property));
+                Some(target)
+            }
+            _ => None,
+        }
+    }
+
+    /// `{ a, b: c }` destructured from a `require()`: `a` binds
+    /// `[…, "a"]`, `c` binds `[…, "b"]`.
+    fn required_names(&mut self, pattern: Node, required: &[String], ctx: usize) {
+        let mut cursor = pattern.walk();
+        let parts: Vec<Node> = pattern.named_children(&mut cursor).collect();
+        for part in parts {
+            let (key, bound) = match part.kind() {
+                "shorthand_property_identifier_pattern" => (self.text(part), part),
+                "pair_pattern" => {
+                    let (Some(k), Some(v)) = (
+                        part.child_by_field_name("key"),
+                        part.child_by_field_name("value"),
+                    ) else {
+                        continue;
+                    };
+                    if v.kind() != "identifier" {
+                        continue;
+                    }
+                    (self.name_text(k), v)
+                }
+                _ => continue,
+            };
+            let mut target = required.to_vec();
+            target.push(key);
+            let name = self.text(bound);
+            self.bind(name, target, bound, ctx);
+        }
+    }
+
+    /// A top-level CommonJS or prototype assignment that defines something:
+    /// `exports.f = function …` and `module.exports.f = …` (a function,
+    /// class or constant `f` of the module), `module.exports = X` and
+    /// `exports = module.exports = X` (the module's default export names
+    /// `X`; an object literal's keys are its names), `A.prototype.m =
+    /// function …` and `A.prototype = { m() {} }` (methods `A::m`), `obj.m =
+    /// function …` on a top-level name (a method `obj::m`, `this` being
+    /// `obj` in it). False for any other statement (walked as usual).
+    fn commonjs<'t>(&mut self, statement: Node<'t>, ctx: usize, stack: &mut Vec<Item<'t>>) -> bool {
+        let Some(assign) = statement
+            .named_child(0)
+            .filter(|a| a.kind() == "assignment_expression")
+        else {
+            return false;
+        };
+        let mut lefts = Vec::new();
+        let mut right = Some(assign);
+        while let Some(a) = right.filter(|a| a.kind() == "assignment_expression") {
+            lefts.extend(a.child_by_field_name("left"));
+            right = a.child_by_field_name("right");
+        }
+        let Some(right) = right else { return false };
+        let scope = self.ctxs[ctx].scope.clone();
+        let mut handled = false;
+        let mut body: Option<(QualifiedPath, Option<QualifiedPath>)> = None;
+        for left in &lefts {
+            let text = self.text(*left);
+            let segments: Vec<String> = text.split('.').map(|p| p.trim().to_string()).collect();
+            if segments.iter().any(|p| {
+                p.is_empty()
+                    || !p
+                        .chars()
+                        .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
+            }) {
+                continue;
+            }
+            let at = left.child_by_field_name("property").unwrap_or(*left);
+            match segments
+                .iter()
+                .map(String::as_str)
+                .collect::<Vec<_>>()
+                .as_slice()
+            {
+                ["module", "exports"] | ["exports"] => {
+                    handled = true;
+                    match right.kind() {
+                        "identifier" => {
+                            let target = vec![self.text(right)];
+                            if self.out.take_target(1) {
+                                self.define(scope.child("default"), Kind::Alias, *left, target);
+                            }
+                        }
+                        "object" => self.exported_object(right, ctx, stack),
+                        kind if is_function_value(kind)
+                            && right.child_by_field_name("name").is_none() =>
+                        {
+                            // An anonymous function: the module's default.
+                            let path = scope.child("default");
+                            self.define(path.clone(), Kind::Function, *left, Vec::new());
+                            body = Some((path, None));
+                        }
+                        kind if is_function_value(kind) || kind == "class" => {
+                            let named = right.child_by_field_name("name").map(|n| self.text(n));
+                            if let Some(name) = named.filter(|n| !n.is_empty()) {
+                                let kind = if right.kind() == "class" {
+                                    Kind::Class
+                                } else {
+                                    Kind::Function
+                                };
+                                self.define(scope.child(name.clone()), kind, right, Vec::new());
+                                if self.out.take_target(1) {
+                                    self.define(
+                                        scope.child("default"),
+                                        Kind::Alias,
+                                        *left,
+                                        vec![name.clone()],
+                                    );
+                                }
+                                if kind == Kind::Function {
+                                    body = Some((scope.child(name), None));
+                                }
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                ["module", "exports", name] | ["exports", name] => {
+                    handled = true;
+                    let path = scope.child(*name);
+                    match right.kind() {
+                        kind if is_function_value(kind) => {
+                            self.define(path.clone(), Kind::Function, at, Vec::new());
+                            body.get_or_insert((path, None));
+                        }
+                        "class" => self.define(path, Kind::Class, at, Vec::new()),
+                        "identifier" => {
+                            let target = vec![self.text(right)];
+                            if self.out.take_target(1) {
+                                self.define(path, Kind::Alias, at, target);
+                            }
+                        }
+                        _ => self.define(path, Kind::Constant, at, Vec::new()),
+                    }
+                }
+                [class, "prototype", name] if is_function_value(right.kind()) => {
+                    handled = true;
+                    self.prototype_owner(*left, ctx);
+                    let owner = scope.child(*class);
+                    let path = owner.child(*name);
+                    self.define(path.clone(), Kind::Method, at, Vec::new());
+                    body.get_or_insert((path, Some(owner)));
+                }
+                [class, "prototype"] if right.kind() == "object" => {
+                    handled = true;
+                    self.prototype_owner(*left, ctx);
+                    let owner = scope.child(*class);
+                    self.object_methods(right, &owner, ctx, stack);
+                }
+                [object, name]
+                    if is_function_value(right.kind())
+                        && !matches!(
+                            *object,
+                            "this" | "module" | "exports" | "window" | "global" | "globalThis"
+                        ) =>
+                {
+                    handled = true;
+                    self.prototype_owner(*left, ctx);
+                    let owner = scope.child(*object);
+                    let path = owner.child(*name);
+                    self.define(path.clone(), Kind::Method, at, Vec::new());
+                    body.get_or_insert((path, Some(owner)));
+                }
+                _ => {}
+            }
+        }
+        if !handled {
+            return false;
+        }
+        match body {
+            Some((path, this)) => {
+                let inner = self.function_ctx(ctx, path, right, this);
+                let skip: Vec<Node<'t>> = right.child_by_field_name("name").into_iter().collect();
+                push_children(stack, right, inner, Pos::Other, &skip);
+            }
+            None if right.kind() != "object" => stack.push((right, ctx, Pos::Other)),
+            None => {}
+        }
+        true
+    }
+
+    /// The object a CommonJS method is assigned on (`A` in `A.prototype.m
+    /// = …`, `obj` in `obj.m = …`) is used there.
+    fn prototype_owner(&mut self, left: Node, ctx: usize) {
+        if let Some(root) = chain_root(left).filter(|r| r.kind() == "identifier") {
+            self.value(root, ctx);
+        }
+    }
+
+    /// `module.exports = { a, b: c, d() {}, e: function () {} }`: `a`, `b`
+    /// name what they are given; function values and methods are the
+    /// module's functions.
+    fn exported_object<'t>(&mut self, object: Node<'t>, ctx: usize, stack: &mut Vec<Item<'t>>) {
+        let scope = self.ctxs[ctx].scope.clone();
+        let mut cursor = object.walk();
+        let parts: Vec<Node<'t>> = object.named_children(&mut cursor).collect();
+        for part in parts {
+            match part.kind() {
+                "shorthand_property_identifier" => {
+                    let name = self.text(part);
+                    if self.out.take_target(1) {
+                        self.define(scope.child(name.clone()), Kind::Alias, part, vec![name]);
+                    }
+                    self.value(part, ctx);
+                }
+                "pair" => {
+                    let (Some(key), Some(value)) = (
+                        part.child_by_field_name("key"),
+                        part.child_by_field_name("value"),
+                    ) else {
+                        continue;
+                    };
+                    let Some(name) = self.member_name(key) else {
+                        stack.push((part, ctx, Pos::Other));
+                        continue;
+                    };
+                    let path = scope.child(name);
+                    if is_function_value(value.kind()) {
+                        self.define(path.clone(), Kind::Function, key, Vec::new());
+                        let inner = self.function_ctx(ctx, path, value, None);
+                        stack.push((value, inner, Pos::Other));
+                    } else if value.kind() == "identifier" {
+                        if self.out.take_target(1) {
+                            self.define(path, Kind::Alias, key, vec![self.text(value)]);
+                        }
+                        self.value(value, ctx);
+                    } else {
+                        stack.push((value, ctx, Pos::Other));
+                    }
+                }
+                "method_definition" => {
+                    let Some(name) = part
+                        .child_by_field_name("name")
+                        .and_then(|n| self.member_name(n))
+                    else {
+                        continue;
+                    };
+                    let path = scope.child(name);
+                    if let Some(n) = part.child_by_field_name("name") {
+                        self.define(path.clone(), Kind::Function, n, Vec::new());
+                    }
+                    let inner = self.function_ctx(ctx, path, part, None);
+                    let skip: Vec<Node<'t>> =
+                        part.child_by_field_name("name").into_iter().collect();
+                    push_children(stack, part, inner, Pos::Other, &skip);
+                }
+                _ => stack.push((part, ctx, Pos::Other)),
+            }
+        }
+    }
+
+    /// `A.prototype = { m() {}, n: function () {} }`: methods of `owner`.
+    fn object_methods<'t>(
+        &mut self,
+        object: Node<'t>,
+        owner: &QualifiedPath,
+        ctx: usize,
+        stack: &mut Vec<Item<'t>>,
+    ) {
+        let mut cursor = object.walk();
+        let parts: Vec<Node<'t>> = object.named_children(&mut cursor).collect();
+        for part in parts {
+            let (key, value) = match part.kind() {
+                "pair" => (
+                    part.child_by_field_name("key"),
+                    part.child_by_field_name("value"),
+                ),
+                "method_definition" => (part.child_by_field_name("name"), Some(part)),
+                _ => (None, None),
+            };
+            let (Some(key), Some(value)) = (key, value) else {
+                stack.push((part, ctx, Pos::Other));
+                continue;
+            };
+            let name = self.member_name(key);
+            let function = value.kind() == "method_definition" || is_function_value(value.kind());
+            match name {
+                Some(name) if function => {
+                    let path = owner.child(name);
+                    self.define(path.clone(), Kind::Method, key, Vec::new());
+                    let inner = self.function_ctx(ctx, path, value, Some(owner.clone()));
+                    let skip: Vec<Node<'t>> = vec![key];
+                    push_children(stack, value, inner, Pos::Other, &skip);
+                }
+                _ => stack.push((value, ctx, Pos::Other)),
+            }
         }
     }
 
@@ -1100,34 +1942,39 @@ impl<'s> Walker<'s> {
         }
     }
 
-    /// Defines the alias named by `at`, targeting `source::original`.
-    fn alias(&mut self, at: Node, source: Option<&str>, original: Option<&str>, ctx: usize) {
+    /// Defines the alias named by `at`, targeting `target` (a module
+    /// specifier and a name, or a local name).
+    fn alias(&mut self, at: Node, target: Vec<String>, ctx: usize) {
         let name = self.name_text(at);
-        if name.is_empty() {
+        if name.is_empty() || target.is_empty() || target.iter().any(|t| t.is_empty()) {
             return;
         }
-        let mut target: Vec<String> = Vec::new();
-        target.extend(source.filter(|s| !s.is_empty()).map(str::to_string));
-        target.extend(original.filter(|s| !s.is_empty()).map(str::to_string));
-        if target.is_empty() {
-            return;
-        }
+        let target = if self.out.take_target(target.len()) {
+            target
+        } else {
+            Vec::new()
+        };
         let path = join(&self.ctxs[ctx].scope, &name);
         self.define(path, Kind::Alias, at, target);
     }
 
-    /// Aliases an `export` statement defines; returns the children already
-    /// read (not to be walked).
+    /// Aliases an `export` statement defines (`export { a as b }` → `b`
+    /// naming the local `a`; `export { a } from './x'` → `a` naming `["./x",
+    /// "a"]`; `export * as ns from './x'` → `ns`; `export default X` →
+    /// `default` naming `X`), and `export * from './x'`, a public glob;
+    /// returns the children already read (not to be walked).
     fn export<'t>(&mut self, node: Node<'t>, ctx: usize) -> Vec<Node<'t>> {
         let source_node = node.child_by_field_name("source");
-        let source = source_node.map(|s| source_segment(&self.string_text(s)));
+        let source = source_node.map(|s| self.string_text(s));
         let mut read: Vec<Node<'t>> = source_node.into_iter().collect();
         let mut cursor = node.walk();
         let children: Vec<Node<'t>> = node.named_children(&mut cursor).collect();
-        for child in children {
+        let mut clause = false;
+        for child in &children {
             match child.kind() {
                 "export_clause" => {
-                    read.push(child);
+                    clause = true;
+                    read.push(*child);
                     let mut c = child.walk();
                     let specifiers: Vec<Node> = child
                         .named_children(&mut c)
@@ -1139,28 +1986,57 @@ impl<'s> Walker<'s> {
                         };
                         let alias = specifier.child_by_field_name("alias");
                         let original = self.name_text(name);
-                        match (alias, &source) {
-                            (Some(alias), _) => {
-                                self.alias(alias, source.as_deref(), Some(&original), ctx)
-                            }
-                            (None, Some(_)) => {
-                                self.alias(name, source.as_deref(), Some(&original), ctx)
-                            }
-                            (None, None) => {}
+                        let target = match &source {
+                            Some(source) => vec![source.clone(), original.clone()],
+                            None => vec![original.clone()],
+                        };
+                        match alias {
+                            Some(alias) => self.alias(alias, target, ctx),
+                            None if source.is_some() => self.alias(name, target, ctx),
+                            None => {}
                         }
                     }
                 }
                 "namespace_export" => {
-                    read.push(child);
+                    clause = true;
+                    read.push(*child);
                     let mut c = child.walk();
                     let alias = child
                         .named_children(&mut c)
                         .find(|n| matches!(n.kind(), "identifier" | "string"));
-                    if let Some(alias) = alias {
-                        self.alias(alias, source.as_deref(), None, ctx);
+                    if let (Some(alias), Some(source)) = (alias, &source) {
+                        self.alias(alias, vec![source.clone()], ctx);
                     }
                 }
                 _ => {}
+            }
+        }
+        if let (false, Some(source)) = (clause, &source) {
+            // `export * from './x'`.
+            let scope = self.ctxs[ctx].scope.clone();
+            let before = self.out.imports.len();
+            self.out
+                .import(String::new(), vec![source.clone()], node, scope, true);
+            if let Some(import) = self.out.imports.get_mut(before) {
+                import.public = true;
+            }
+        }
+        // `export default X`, `export default function f() {}`.
+        if node.child_by_field_name("value").is_some()
+            || self.text(node).starts_with("export default")
+        {
+            let declared = node
+                .child_by_field_name("declaration")
+                .and_then(|d| d.child_by_field_name("name"));
+            let value = node.child_by_field_name("value");
+            let named = declared.or(value.filter(|v| v.kind() == "identifier"));
+            if let Some(named) = named {
+                let target = vec![self.text(named)];
+                let path = join(&self.ctxs[ctx].scope, "default");
+                let at = named;
+                if self.out.take_target(1) {
+                    self.define(path, Kind::Alias, at, target);
+                }
             }
         }
         read
@@ -1170,7 +2046,7 @@ impl<'s> Walker<'s> {
 #[cfg(test)]
 mod tests {
     use crate::adapters::{index_file, Language};
-    use crate::model::{FileIndex, Kind, Reference};
+    use crate::model::{FileIndex, Kind, Receiver, Reference};
 
     const APP: &str = r#"import { a as b } from './x';
 import * as icons from '../icons/index.ts';
@@ -1244,21 +2120,32 @@ export { Thing } from './things';
                 ("ui::app::VERSION", Kind::Constant),
                 ("ui::app::Util", Kind::Module),
                 ("ui::app::Util::pad", Kind::Function),
-                ("ui::app::b", Kind::Alias),
-                ("ui::app::icons", Kind::Alias),
                 ("ui::app::h", Kind::Alias),
                 ("ui::app::Thing", Kind::Alias),
             ],
         );
-        assert_eq!(target(&f, "ui::app::b").as_deref(), Some("x::a"));
-        assert_eq!(target(&f, "ui::app::icons").as_deref(), Some("icons"));
         assert_eq!(target(&f, "ui::app::h").as_deref(), Some("helper"));
         assert_eq!(
             target(&f, "ui::app::Thing").as_deref(),
-            Some("things::Thing")
+            Some("./things::Thing")
         );
-        // A default import is not an alias; nothing escapes the module path.
-        assert_eq!(f.kind_of("ui::app::React"), None);
+        // Imports bind names; they are not definitions.
+        for name in ["b", "icons", "React"] {
+            assert_eq!(f.kind_of(&format!("ui::app::{name}")), None);
+        }
+        let imports: Vec<(String, String)> = f
+            .imports
+            .iter()
+            .map(|i| (i.name.clone(), i.target.join("::")))
+            .collect();
+        assert_eq!(
+            imports,
+            [
+                ("b".into(), "./x::a".into()),
+                ("icons".into(), "../icons/index.ts".into()),
+                ("React".into(), "react::default".into())
+            ]
+        );
         assert!(f
             .symbols
             .iter()
@@ -1304,12 +2191,26 @@ export { Thing } from './things';
             .any(|r| r.caller == ["ui", "app", "Props", "onClick"]));
         assert!(!id.iter().any(|r| r.line == 6));
 
-        let trim = find(&f, &["x", "trim"]);
+        // `x: string` is a parameter: `trim` is called on a value of a type
+        // the index does not define.
+        let trim = find(&f, &["trim"]);
         assert!(trim.len() == 1 && trim[0].member && trim[0].call);
+        assert_eq!(trim[0].receiver, Receiver::Type(vec!["string".into()]));
         assert_eq!(trim[0].caller, ["ui", "app", "format"]);
-        // `super()` is not a reference; `this.title` is not a call.
+        // `super()` is the base's constructor; `this.title` reads the field.
         assert!(find(&f, &["super"]).is_empty());
-        assert!(find(&f, &["title"]).is_empty());
+        let ctor = find(&f, &["constructor"]);
+        assert!(ctor.len() == 1 && ctor[0].call);
+        assert_eq!(
+            ctor[0].receiver,
+            Receiver::Super(vec!["ui".to_string(), "app".into(), "App".into()].into())
+        );
+        let title = find(&f, &["title"]);
+        assert!(title.len() == 1 && !title[0].call);
+        assert_eq!(
+            title[0].receiver,
+            Receiver::This(vec!["ui".to_string(), "app".into(), "App".into()].into())
+        );
     }
 
     #[test]
@@ -1335,13 +2236,23 @@ export { Thing } from './things';
         assert_eq!(add.len(), 1, "{:#?}", f.references);
         assert!(add[0].caller.is_empty());
         assert_eq!(add[0].line, 5);
-        let reduce = find(&f, &["xs", "reduce"]);
-        assert!(reduce.len() == 1 && reduce[0].member);
+        // `xs` is a parameter: `reduce` is read on a value of unknown type.
+        let reduce = find(&f, &["reduce"]);
+        assert!(reduce.len() == 1 && reduce[0].member && reduce[0].receiver == Receiver::Unknown);
         assert_eq!(reduce[0].caller, ["math", "Calc", "sum"]);
         let this_sum = find(&f, &["sum"]);
         assert!(this_sum.len() == 1 && this_sum[0].member && this_sum[0].call);
         assert_eq!(this_sum[0].caller, ["math", "Calc", "twice"]);
-        // `module.exports = …` defines nothing.
+        assert_eq!(
+            this_sum[0].receiver,
+            Receiver::This(vec!["math".to_string(), "Calc".into()].into())
+        );
+        // `module.exports = { add }` names `add` as the module's `add`.
+        assert_eq!(target(&f, "math::add").as_deref(), Some(""));
+        assert!(f
+            .symbols
+            .iter()
+            .any(|s| s.kind == Kind::Alias && s.target == ["add"]));
         assert!(!f
             .symbols
             .iter()
@@ -1368,9 +2279,10 @@ export { Thing } from './things';
                 ("components::card::Old", Kind::Class),
                 ("components::card::Old::handle", Kind::Method),
                 ("components::card::Old::render", Kind::Method),
-                ("components::card::useLocal", Kind::Alias),
             ],
         );
+        assert_eq!(f.imports[0].name, "useLocal");
+        assert_eq!(f.imports[0].target, ["react", "useState"]);
         // Locals of a component are not definitions.
         assert_eq!(f.kind_of("components::card::Card::open"), None);
         let title = find(&f, &["Title"]);
@@ -1436,11 +2348,16 @@ import fs = require("fs");
                 ("data::repo::outer::inner", Kind::Function),
                 ("data::repo::outer::arrow", Kind::Function),
                 ("data::repo::shapes", Kind::Alias),
-                ("data::repo::fs", Kind::Alias),
             ],
         );
-        assert_eq!(target(&f, "data::repo::shapes").as_deref(), Some("shapes"));
-        assert_eq!(target(&f, "data::repo::fs").as_deref(), Some("fs"));
+        assert_eq!(
+            target(&f, "data::repo::shapes").as_deref(),
+            Some("./shapes/index")
+        );
+        assert!(f
+            .imports
+            .iter()
+            .any(|i| i.name == "fs" && i.target == ["fs"]));
         for absent in [
             "data::repo::x",
             "data::repo::outer::limit",
@@ -1493,11 +2410,14 @@ import fs = require("fs");
         assert_eq!(timeout.len(), 1, "{:#?}", f.references);
         assert_eq!(timeout[0].caller, ["calc", "total"]);
         // The property is not recorded on its own; the callee `xs.reduce`
-        // is recorded once, as a call.
+        // is recorded once, as a call on the parameter `xs`.
         assert!(find(&f, &["TIMEOUT"]).is_empty());
-        let reduce = find(&f, &["xs", "reduce"]);
-        assert!(reduce.len() == 1 && reduce[0].call);
-        for local in ["sum", "xs", "v", "t", "a", "b", "length", "config"] {
+        let reduce = find(&f, &["reduce"]);
+        assert!(reduce.len() == 1 && reduce[0].call && reduce[0].receiver != Receiver::None);
+        // `v.length` reads `length` on the local `v`.
+        let length = find(&f, &["length"]);
+        assert!(length.len() == 1 && !length[0].call && length[0].receiver == Receiver::Unknown);
+        for local in ["sum", "xs", "v", "t", "a", "b", "config"] {
             assert!(
                 find(&f, &[local]).is_empty(),
                 "{local}: {:#?}",
