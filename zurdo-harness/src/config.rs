@@ -52,6 +52,8 @@ pub struct Config {
     /// section from Pyxis, the retrieval index (off by default; it never
     /// changes a verdict).
     pub pyxis: bool,
+    /// `[budget]`: what the run and each task may spend.
+    pub budget: crate::budget::Budget,
     /// What changes verdicts.
     pub verification: VerificationConfig,
     /// Where the file was read from (`None`: the built-in defaults).
@@ -281,6 +283,7 @@ impl Config {
             None => None,
         };
         let reason = reason_config(&raw.reason, &at)?;
+        let budget = raw.budget.checked(&at)?;
         let idle_minutes = limits::check_count(
             "[vela]",
             "idle_minutes",
@@ -321,6 +324,7 @@ impl Config {
             vela_idle,
             skill_paths,
             pyxis: raw.pyxis.enabled,
+            budget,
             verification,
             source: None,
         })
@@ -567,6 +571,8 @@ struct RawConfig {
     #[serde(default)]
     pyxis: RawPyxis,
     #[serde(default)]
+    budget: crate::budget::RawBudget,
+    #[serde(default)]
     #[allow(dead_code)]
     verification: toml::Table,
 }
@@ -741,6 +747,15 @@ high = "gemini-2.5-pro"
 max_attempts = 3        # a PRD's **Max-Attempts** overrides it
 agent_timeout = "30m"   # a PRD's **Agent-timeout** overrides it; units s, m or h
 rate_limit_wait = "15m" # a rate-limited CLI is waited out up to this long (no attempt spent); longer stops the run
+
+# Cost budgets (opt in): before each attempt zurdo predicts its spend from the task's attempts so far
+# (else the provider's median in this run) and refuses one that would cross a budget: the task fails
+# with budget_exhausted. A CLI that reports no cost counts only against the token limits. docs/run.md.
+# [budget]
+# max_cost_usd = 20.0         # the run's spend, in US dollars
+# max_task_cost_usd = 5.0     # one task's; a PRD's **Max-Cost** overrides it
+# max_tokens = 5000000        # the run's tokens, input and output
+# max_task_tokens = 1000000   # one task's tokens
 
 # Models for roles other than executing (analysis, diagnosis). Optional.
 # [roles.analyzer]
@@ -994,6 +1009,51 @@ mod tests {
                 "line 2",
                 "unknown field `max_lesons`",
             ),
+            (
+                "[budget]\nmax_cost = 3\n",
+                "line 2",
+                "unknown field `max_cost`",
+            ),
+            (
+                "[budget]\nmax_cost_usd = -1\n",
+                "line 2",
+                "[budget] max_cost_usd `-1` is not an amount of US dollars like $2.50; write max_cost_usd = 5.0",
+            ),
+            (
+                "[budget]\nmax_task_cost_usd = 0.0\n",
+                "line 2",
+                "[budget] max_task_cost_usd = 0 is not a positive amount of US dollars",
+            ),
+            (
+                "[budget]\nmax_task_cost_usd = \"cheap\"\n",
+                "line 2",
+                "[budget] max_task_cost_usd `cheap` is not an amount of US dollars",
+            ),
+            (
+                "[budget]\nmax_cost_usd = 2000000.0\n",
+                "line 2",
+                "is more than $1000000.00, the most zurdo accepts",
+            ),
+            (
+                "[budget]\nmax_cost_usd = true\n",
+                "line 2",
+                "[budget] max_cost_usd = true is not an amount of US dollars",
+            ),
+            (
+                "[budget]\nmax_tokens = 0\n",
+                "line 2",
+                "[budget] max_tokens must be at least 1; write max_tokens = 1 or more",
+            ),
+            (
+                "[budget]\nmax_task_tokens = -5\n",
+                "line 2",
+                "[budget] max_task_tokens must be at least 1",
+            ),
+            (
+                "[budget]\nmax_tokens = 1000000000001\n",
+                "line 2",
+                "[budget] max_tokens = 1000000000001 is more than 1000000000000",
+            ),
         ];
         for (text, line, what) in cases {
             let e = Config::parse(text).expect_err(text);
@@ -1024,6 +1084,36 @@ mod tests {
             c.reasoner_role().map(|r| (r.provider, r.model.as_str())),
             Some((Provider::Google, "r"))
         );
+    }
+
+    #[test]
+    fn budgets_are_off_by_default_and_read_as_written() {
+        use zurdo::money::Usd;
+        assert_eq!(
+            Config::parse(TEMPLATE).expect("parses").budget,
+            crate::budget::Budget::default()
+        );
+        let c = Config::parse(
+            "[budget]\nmax_cost_usd = 20\nmax_task_cost_usd = \"$2.50\"\nmax_tokens = 5000\nmax_task_tokens = 700\n",
+        )
+        .expect("parses");
+        assert_eq!(c.budget.max_cost_usd, Some(Usd(20_000_000)));
+        assert_eq!(c.budget.max_task_cost_usd, Some(Usd(2_500_000)));
+        assert_eq!(c.budget.max_tokens, Some(5000));
+        assert_eq!(c.budget.max_task_tokens, Some(700));
+        let c = Config::parse("[budget]\nmax_task_cost_usd = 0.05\n").expect("parses");
+        assert_eq!(c.budget.max_task_cost_usd, Some(Usd(50_000)));
+        // The template's commented table, uncommented, is a valid budget.
+        let uncommented: String = TEMPLATE
+            .lines()
+            .filter_map(|l| {
+                let l = l.strip_prefix("# ")?;
+                (l.starts_with("[budget]") || l.starts_with("max_")).then(|| format!("{l}\n"))
+            })
+            .collect();
+        let c = Config::parse(&uncommented).expect(&uncommented);
+        assert_eq!(c.budget.max_task_cost_usd, Some(Usd(5_000_000)));
+        assert_eq!(c.budget.max_task_tokens, Some(1_000_000));
     }
 
     #[test]

@@ -9,7 +9,8 @@
 //! 1. [`error`] (exit codes and the error type), [`agent`] (providers, the
 //!    CLIs' command lines and event streams), [`evidence`] (baselines,
 //!    frozen paths, toolchain, the clean room, behind [`evidence::Guards`]),
-//!    [`policy`], [`config`], [`prompt`], [`pyxis`] (a task's query and
+//!    [`policy`], [`budget`] (cost budgets and the prediction of an
+//!    attempt's spend), [`config`], [`prompt`], [`pyxis`] (a task's query and
 //!    its `# Where to look` section), [`reason`] (fingerprints,
 //!    diagnosis, the lesson library, the analyzer's critique and heals),
 //!    [`edit`] (edits of a PRD's criteria, checked before they are shown);
@@ -20,6 +21,7 @@
 //! 6. [`commands`] and [`cli`].
 
 pub mod agent;
+pub mod budget;
 pub mod cli;
 pub mod commands;
 pub mod config;

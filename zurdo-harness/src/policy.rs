@@ -1,16 +1,21 @@
 //! The policy identifier: which verdict-changing rules were in force for a
 //! run. A canonical JSON document of the effective `[verification]`
-//! settings (defaults made explicit), hashed with SHA-256, recorded as
-//! `policy` in prd.json and written beside it as `policy.json`, so two runs'
-//! rules can be compared with `sha256sum policy.json`.
+//! settings (defaults made explicit) and, when any is set, the `[budget]`
+//! limits, hashed with SHA-256, recorded as `policy` in prd.json and
+//! written beside it as `policy.json`, so two runs' rules can be compared
+//! with `sha256sum policy.json`.
 
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 use zurdo::verify::env::DEFAULT_ALLOWLIST;
 use zurdo::verify::VerificationConfig;
 
+use crate::budget::Budget;
+
 /// The canonical policy document (keys sorted; every default spelled out).
-pub fn document(v: &VerificationConfig) -> Value {
+/// The budget is in it only when a limit is set, so a run without one
+/// keeps the id it had before budgets existed.
+pub fn document(v: &VerificationConfig, budget: &Budget) -> Value {
     let mut allowlist: Vec<String> = DEFAULT_ALLOWLIST.iter().map(|s| s.to_string()).collect();
     allowlist.extend(v.env_allowlist.iter().cloned());
     allowlist.sort();
@@ -23,7 +28,7 @@ pub fn document(v: &VerificationConfig) -> Value {
         list.dedup();
         list
     };
-    json!({
+    let mut doc = json!({
         "version": 1,
         "criterion_seconds": v.criterion_seconds,
         "http_read_limit": v.http_read_limit,
@@ -61,7 +66,11 @@ pub fn document(v: &VerificationConfig) -> Value {
             .bwrap_args()
         }),
         "verification": serde_json::to_value(v).unwrap_or(Value::Null),
-    })
+    });
+    if budget.is_set() {
+        doc["budget"] = serde_json::to_value(budget).unwrap_or(Value::Null);
+    }
+    doc
 }
 
 /// What the clean room re-verifies in, for the policy: nothing (`off`), a
@@ -84,13 +93,13 @@ fn clean_room_image(backend: &str) -> Value {
 }
 
 /// The document as canonical bytes (serde_json's maps are sorted).
-pub fn canonical(v: &VerificationConfig) -> String {
-    document(v).to_string()
+pub fn canonical(v: &VerificationConfig, budget: &Budget) -> String {
+    document(v, budget).to_string()
 }
 
 /// SHA-256 of the canonical document, hex.
-pub fn id(v: &VerificationConfig) -> String {
-    Sha256::digest(canonical(v).as_bytes())
+pub fn id(v: &VerificationConfig, budget: &Budget) -> String {
+    Sha256::digest(canonical(v, budget).as_bytes())
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect()
@@ -100,10 +109,17 @@ pub fn id(v: &VerificationConfig) -> String {
 mod tests {
     use super::*;
 
+    const NONE: Budget = Budget {
+        max_cost_usd: None,
+        max_task_cost_usd: None,
+        max_tokens: None,
+        max_task_tokens: None,
+    };
+
     #[test]
     fn the_id_changes_with_any_verdict_changing_setting_and_only_then() {
         let base = VerificationConfig::default();
-        assert_eq!(id(&base), id(&VerificationConfig::default()));
+        assert_eq!(id(&base, &NONE), id(&VerificationConfig::default(), &NONE));
         let changes = [
             VerificationConfig {
                 agent_sandbox: "bubblewrap".into(),
@@ -151,7 +167,7 @@ mod tests {
             },
         ];
         // The surfaces are spelled out, defaults included.
-        let doc = document(&base);
+        let doc = document(&base, &NONE);
         assert_eq!(doc["verdict_surface"], true);
         assert_eq!(doc["environment_surface"], true);
         assert_eq!(doc["verdict_surface_extra"], serde_json::json!([]));
@@ -159,16 +175,19 @@ mod tests {
         // The defaults frozen in every task and what the clean room is.
         assert_eq!(doc["protected_defaults"][0], "rust-toolchain.toml");
         assert_eq!(doc["clean_room_image"], Value::Null);
-        let room = document(&VerificationConfig {
-            clean_room: "bubblewrap".into(),
-            ..Default::default()
-        });
+        let room = document(
+            &VerificationConfig {
+                clean_room: "bubblewrap".into(),
+                ..Default::default()
+            },
+            &NONE,
+        );
         assert_eq!(room["clean_room_image"]["bwrap"][0], "bwrap");
         assert!(room["clean_room_image"]["bwrap"]
             .as_array()
             .is_some_and(|a| a.iter().any(|x| x == "<room>")));
         for changed in changes {
-            assert_ne!(id(&base), id(&changed), "{changed:?}");
+            assert_ne!(id(&base, &NONE), id(&changed, &NONE), "{changed:?}");
         }
         // The sealed file is in the policy by path and by its bytes.
         let dir = tempfile::tempdir().expect("dir");
@@ -178,14 +197,16 @@ mod tests {
             sealed: Some(file.display().to_string()),
             ..Default::default()
         };
-        let first = id(&sealed);
-        assert_ne!(first, id(&base));
+        let first = id(&sealed, &NONE);
+        assert_ne!(first, id(&base, &NONE));
         assert_eq!(
-            document(&sealed)["sealed"]["sha256"].as_str().map(str::len),
+            document(&sealed, &NONE)["sealed"]["sha256"]
+                .as_str()
+                .map(str::len),
             Some(64)
         );
         std::fs::write(&file, "two").expect("write");
-        assert_ne!(first, id(&sealed), "the sealed bytes changed");
+        assert_ne!(first, id(&sealed, &NONE), "the sealed bytes changed");
         // Order of a set-like list does not matter.
         let a = VerificationConfig {
             protected_paths: vec!["a".into(), "b".into()],
@@ -196,9 +217,30 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(
-            document(&a)["protected_paths"],
-            document(&b)["protected_paths"]
+            document(&a, &NONE)["protected_paths"],
+            document(&b, &NONE)["protected_paths"]
         );
-        assert_eq!(id(&base).len(), 64);
+        assert_eq!(id(&base, &NONE).len(), 64);
+    }
+
+    #[test]
+    fn the_budget_is_in_the_policy_only_when_one_is_set() {
+        let v = VerificationConfig::default();
+        assert!(document(&v, &NONE).get("budget").is_none());
+        let budget = Budget {
+            max_task_cost_usd: Some(zurdo::money::Usd(2_500_000)),
+            ..NONE
+        };
+        let doc = document(&v, &budget);
+        assert_eq!(doc["budget"], serde_json::json!({"max_task_cost_usd": 2.5}));
+        assert_ne!(id(&v, &budget), id(&v, &NONE));
+        let other = Budget {
+            max_tokens: Some(10),
+            ..budget
+        };
+        assert_ne!(id(&v, &budget), id(&v, &other));
+        // What policy.json holds reads back as the budget it was.
+        let back: Budget = serde_json::from_value(doc["budget"].clone()).expect("reads");
+        assert_eq!(back, budget);
     }
 }

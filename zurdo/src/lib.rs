@@ -35,7 +35,7 @@ pub mod source;
 pub mod verify;
 pub mod weaken;
 
-pub use zurdo_lang::{diagnostic, hint, limits, model, naming, paths};
+pub use zurdo_lang::{diagnostic, hint, limits, model, money, naming, paths};
 pub use zurdo_lang::{parse, parse_bytes, Criterion, Diagnostic, Prd, Requirement, Task};
 pub use zurdo_lang::{MARKDOWN_OPTIONS, METADATA_KEYS};
 pub use zurdo_macros::prd;

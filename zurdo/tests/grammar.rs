@@ -154,8 +154,10 @@ fn rule_2_no_metadata_at_all() {
 #[test]
 fn rule_3_closed_keys_and_values() {
     let cases = [
-        ("**Owner**: me", "line 6: unknown metadata key `Owner`; the keys are Effort, Depends-on, Max-Attempts, Skills, Agent-timeout, Category, Frozen"),
+        ("**Owner**: me", "line 6: unknown metadata key `Owner`; the keys are Effort, Depends-on, Max-Attempts, Max-Cost, Skills, Agent-timeout, Category, Frozen"),
         ("**Max-Attempts**: 0", "line 6: **Max-Attempts** `0` is not a positive integer"),
+        ("**Max-Cost**: 2 dollars", "line 6: **Max-Cost** `2 dollars` is not an amount of US dollars like $2.50"),
+        ("**Max-Cost**: $0", "line 6: **Max-Cost** `$0` is not a positive amount like $2.50"),
         ("**Agent-timeout**: 90", "line 6: **Agent-timeout** `90` has no unit; durations need s, m or h (30s, 15m, 1h)"),
         (" **Category**: x", "line 6: metadata line has leading whitespace"),
         ("Category: x", "line 6: metadata key `Category` must be bold-wrapped"),

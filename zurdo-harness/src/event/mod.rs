@@ -79,6 +79,13 @@ pub enum Settled {
         /// The budget.
         max: u32,
     },
+    /// The next attempt was refused: it would cross a cost or token budget
+    /// (`[budget]`, `**Max-Cost**`).
+    BudgetExhausted {
+        /// The limit, what was spent, what the attempt was predicted to
+        /// spend and what that rests on.
+        refusal: crate::budget::Refusal,
+    },
     /// It had passed, and its criteria no longer hold on the run's final
     /// tree.
     RegressedAfterSettle,
@@ -280,6 +287,17 @@ pub enum Event {
         task: String,
         /// Where the CLI looks.
         dirs: Vec<String>,
+    },
+    /// A cost budget is in force and the provider's CLI reports no cost:
+    /// its attempts count against the token limits instead (said once per
+    /// provider and run).
+    BudgetCountsTokens {
+        /// The provider.
+        provider: String,
+        /// Its CLI (`codex`).
+        cli: String,
+        /// The token limits in force (none: nothing bounds its spend).
+        token_limits: Vec<String>,
     },
     /// A task's turn in run order.
     TaskStarted {

@@ -184,6 +184,19 @@ pub fn lines(event: &Event) -> Vec<Line> {
                 dirs.join(" or ")
             ),
         ),
+        Event::BudgetCountsTokens {
+            cli, token_limits, ..
+        } => one(
+            Warn,
+            if token_limits.is_empty() {
+                format!("warning: {cli} reports no cost: the cost budget cannot bound its attempts, and no token limit is set ([budget] max_tokens, max_task_tokens)")
+            } else {
+                format!(
+                    "zurdo: {cli} reports no cost: its attempts count tokens instead, against {}",
+                    token_limits.join(" and ")
+                )
+            },
+        ),
         Event::TaskStarted {
             task,
             title,
@@ -768,6 +781,14 @@ fn settled_lines(settled: &Settled) -> Vec<Line> {
         Settled::BudgetSpent { max } => (
             Style::Bad,
             format!("  failed: {max} attempt{} spent", plural(*max as usize)),
+        ),
+        Settled::BudgetExhausted { refusal } => (
+            Style::Bad,
+            format!(
+                "  failed: budget_exhausted: attempt {} refused, not started: {}",
+                refusal.attempt,
+                refusal.describe()
+            ),
         ),
     };
     vec![line(style, text)]

@@ -3,7 +3,8 @@
 //!
 //! The Markdown report is rendered from `prd.json`, the run's events
 //! (`progress.log`) and the review log (`review-log.jsonl`): the header, the
-//! summary table, one entry per task, the `[manual]` sign-offs (`##
+//! summary table, one entry per task, what each task an attempt passed
+//! cost and what proved it (`## Receipts`), the `[manual]` sign-offs (`##
 //! Reviews`), the reasoning sections (`## Diagnoses`, `## Fingerprint Stalls`, `## Halt
 //! Attributions`, `## Heal Routings`, `## Lessons Extracted`, `## Lessons
 //! Injected`), the challenger's findings (`## Challenger`) and the warnings
@@ -11,6 +12,7 @@
 //! omitted entirely when it has nothing to say.
 
 pub mod challenges;
+pub mod receipts;
 pub mod reviews;
 pub mod summary;
 pub mod warnings;
@@ -38,6 +40,7 @@ pub fn markdown(state: &RunState, events: &[Event], reviews: &Chain, written_at:
     }
     let _ = write!(out, "\n## Summary\n\n```\n{}```\n", summary::table(state));
     tasks(&mut out, state);
+    receipts::section(&mut out, state);
     reviews::section(&mut out, state, reviews);
     diagnoses(&mut out, state);
     stalls(&mut out, state);
@@ -287,6 +290,13 @@ fn task_entry(out: &mut String, t: &TaskState) {
     };
     if let Some(by) = &t.blocked_by {
         item(format!("blocked by {}", code(by)));
+    }
+    if let Some(refusal) = &t.budget_exhausted {
+        item(format!(
+            "budget_exhausted: attempt {} refused, not started: {}",
+            refusal.attempt,
+            refusal.describe()
+        ));
     }
     if t.passed_at_preflight {
         item("passed at pre-flight (no agent ran): proves nothing about this run".into());

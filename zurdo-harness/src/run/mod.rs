@@ -20,6 +20,7 @@
 //! Everything the loop reports is an [`Event`]; nothing here prints.
 
 mod attempt;
+mod budget;
 mod challenge;
 mod coverage;
 mod infra;
@@ -165,6 +166,9 @@ struct Run {
     /// Pyxis, when `[pyxis] enabled`: read from disk once, then refreshed
     /// from the tree before each task's first prompt.
     pyxis: Option<zurdo_pyxis::Retriever>,
+    /// The providers whose CLI reports no cost that the run has said so of
+    /// (once each: their attempts count against the token limits).
+    said_counts_tokens: BTreeSet<crate::agent::Provider>,
     _lock: Lock,
 }
 
@@ -354,12 +358,19 @@ impl Run {
         }
     }
 
-    /// Settles `task` at `status`.
+    /// Settles `task` at `status`; a pass by an attempt gets its receipt
+    /// (what it cost, what proved it), anything else loses one.
     fn settle(&mut self, task: &Task, status: Status, settled: Settled) {
         if let Some(t) = self.record.task_mut(&task.id) {
             t.status = status;
             t.blocked_by = match &settled {
                 Settled::Blocked { by } => Some(by.clone()),
+                _ => None,
+            };
+            t.receipt = match status {
+                Status::Passed | Status::PassedPendingReview => {
+                    crate::state::receipt::Receipt::of(t, task)
+                }
                 _ => None,
             };
         }

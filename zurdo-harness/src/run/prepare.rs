@@ -181,6 +181,7 @@ pub(super) fn prepare(
         held: Default::default(),
         stop: None,
         pyxis,
+        said_counts_tokens: BTreeSet::new(),
         _lock: lock,
     };
     run.reconcile_reviews(&crate::state::review_log::sha256_hex(&bytes));
@@ -459,32 +460,37 @@ fn sealed_changed(document: Option<&serde_json::Value>) -> Option<(String, Strin
 
 /// Records the policy of a fresh run (`policy` in prd.json, `policy.json`,
 /// `config-at-run-start.toml`), or, on resume, puts the run-start
-/// `[verification]` back in force and warns when today's config would hash
-/// differently. The run-start policy comes from `config-at-run-start.toml`,
-/// else from `policy.json`'s own copy, whichever hashes to the policy id
-/// prd.json records (prd.json's MAC vouches for that id); when neither
-/// does, both records were altered and the run refuses to go on under
-/// rules it cannot restore.
+/// `[verification]` and `[budget]` back in force and warns when today's
+/// config would hash differently. The run-start policy comes from
+/// `config-at-run-start.toml`, else from `policy.json`'s own copy,
+/// whichever hashes to the policy id prd.json records (prd.json's MAC
+/// vouches for that id); when neither does, both records were altered and
+/// the run refuses to go on under rules it cannot restore.
 fn fix_policy(
     mut state: RunState,
     dir: &StateDir,
     config: &mut Config,
     events: &Events,
 ) -> Result<RunState, Error> {
-    let today = crate::policy::id(&config.verification);
+    use crate::budget::Budget;
+    use zurdo::verify::VerificationConfig;
+    let today = crate::policy::id(&config.verification, &config.budget);
     if state.policy.is_empty() {
         state.policy = today;
         let text = match &config.source {
             Some(path) => std::fs::read_to_string(path).unwrap_or_default(),
             None => crate::config::TEMPLATE.to_string(),
         };
-        events.on_write(dir.write_policy(&crate::policy::canonical(&config.verification), &text));
+        events.on_write(dir.write_policy(
+            &crate::policy::canonical(&config.verification, &config.budget),
+            &text,
+        ));
         return Ok(state);
     }
     if state.policy == today {
         return Ok(state);
     }
-    let recorded = |v: &zurdo::verify::VerificationConfig| crate::policy::id(v) == state.policy;
+    let recorded = |v: &VerificationConfig, b: &Budget| crate::policy::id(v, b) == state.policy;
     let document = dir
         .read_policy()
         .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok());
@@ -502,37 +508,42 @@ fn fix_policy(
         .as_ref()
         .and_then(|doc| doc["verification"]["sealed"].as_str())
         .map(str::to_string);
-    let from_config = dir
-        .read_config_at_run_start()
-        .and_then(|text| zurdo::verify::VerificationConfig::parse(&text).ok())
-        .and_then(|v| {
-            if recorded(&v) {
-                return Some(v);
-            }
-            let v = zurdo::verify::VerificationConfig {
-                sealed: recorded_sealed.clone(),
-                ..v
-            };
-            recorded(&v).then_some(v)
-        });
-    if let Some(v) = from_config {
+    let from_config = dir.read_config_at_run_start().and_then(|text| {
+        let v = VerificationConfig::parse(&text).ok()?;
+        let b = Config::parse(&text).map(|c| c.budget).unwrap_or_default();
+        if recorded(&v, &b) {
+            return Some((v, b));
+        }
+        let v = VerificationConfig {
+            sealed: recorded_sealed.clone(),
+            ..v
+        };
+        recorded(&v, &b).then_some((v, b))
+    });
+    if let Some((v, b)) = from_config {
         config.verification = v;
+        config.budget = b;
         return Ok(state);
     }
     events.emit(Event::PolicyRecordAltered {
         path: dir.config_at_run_start().display().to_string(),
     });
-    let from_document = document
-        .as_ref()
-        .and_then(|doc| serde_json::from_value(doc["verification"].clone()).ok())
-        .filter(recorded);
+    let from_document = document.as_ref().and_then(|doc| {
+        let v: VerificationConfig = serde_json::from_value(doc["verification"].clone()).ok()?;
+        let b: Budget = match doc.get("budget") {
+            Some(b) => serde_json::from_value(b.clone()).ok()?,
+            None => Budget::default(),
+        };
+        recorded(&v, &b).then_some((v, b))
+    });
     match from_document {
-        Some(v) => {
+        Some((v, b)) => {
             config.verification = v;
+            config.budget = b;
             Ok(state)
         }
         None => Err(Error::invalid(format!(
-            "the run-start policy cannot be restored: neither {} nor {} hashes to the policy prd.json records ({}), and today's [verification] differs; restore them, or `zurdo run --reset` to start over under today's config",
+            "the run-start policy cannot be restored: neither {} nor {} hashes to the policy prd.json records ({}), and today's [verification] and [budget] differ; restore them, or `zurdo run --reset` to start over under today's config",
             dir.config_at_run_start().display(),
             dir.dir.join("policy.json").display(),
             &state.policy[..12.min(state.policy.len())]

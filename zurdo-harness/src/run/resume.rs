@@ -108,6 +108,10 @@ pub(super) fn retry_failed(state: &mut RunState, prd: &Prd, config: &Config, eve
                     .min(crate::state::run_state::MAX_ATTEMPTS);
                 t.status = Status::Pending;
                 t.halted = None;
+                // Its spend stays counted: a budget refusal is lifted, and
+                // the next attempt is checked against the run-start budget
+                // again.
+                t.budget_exhausted = None;
                 t.retried_after = Some(t.attempts);
                 tasks.push(t.id.clone());
             }

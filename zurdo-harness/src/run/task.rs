@@ -53,6 +53,11 @@ impl Run {
             if self.stopping() {
                 return;
             }
+            // Before anything is spent: an attempt that would cross a
+            // budget is refused and the task fails.
+            if waits == 0 && self.refused_by_budget(task, attempt) {
+                return;
+            }
             match self.attempt(task, attempt, max, &model) {
                 Attempted::Settled(status, settled) => {
                     self.settle(task, status, settled);

@@ -4,6 +4,7 @@
 //! the file when one cannot be kept.
 
 pub mod lock;
+pub mod receipt;
 pub mod review;
 pub mod review_log;
 pub mod run_state;

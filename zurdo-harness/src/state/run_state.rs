@@ -416,6 +416,13 @@ pub struct TaskState {
     /// what a stop left recorded).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rejection: Option<Rejection>,
+    /// Set when an attempt was refused because it would cross a budget
+    /// (`budget_exhausted`: the task failed before spending it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget_exhausted: Option<crate::budget::Refusal>,
+    /// After a pass by an attempt: what it cost and what proved it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub receipt: Option<super::receipt::Receipt>,
 }
 
 impl TaskState {

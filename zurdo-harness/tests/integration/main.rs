@@ -8,6 +8,7 @@ mod common;
 mod analyze;
 mod baseline;
 mod baselines;
+mod budget;
 mod challenge;
 mod confinement;
 mod coverage;

@@ -521,6 +521,64 @@ fn run_refusals_and_resume() {
     pin("run-refusals", runs.join("\n"));
 }
 
+/// Cost budgets as the live output and the report say them: a task that
+/// passes (its receipt), one whose next attempt would cross its
+/// **Max-Cost** (refused, not started; its dependent blocked).
+const BUDGET_PRD: &str = "# PRD: budget
+
+## Task: task-1 — Write the file
+**Effort**: low
+**Depends-on**: []
+
+### Description
+Write out.txt.
+
+### Acceptance Criteria
+- [ ] the file exists [file-exists: out.txt]
+
+## Task: task-2 — Write the other file
+**Effort**: low
+**Depends-on**: []
+**Max-Attempts**: 3
+**Max-Cost**: $0.05
+
+### Description
+Write other.txt.
+
+### Acceptance Criteria
+- [ ] the other file exists [file-exists: other.txt]
+
+## Task: task-3 — Use it
+**Effort**: low
+**Depends-on**: [task-2]
+
+### Description
+Write last.txt.
+
+### Acceptance Criteria
+- [ ] the last file exists [file-exists: last.txt]
+";
+
+#[test]
+fn run_budget() {
+    let script = json!({"attempts": [
+        {"write": {"out.txt": "x\n"}, "text": "Wrote it.", "cost_usd": 0.02},
+        {"text": "Could not.", "cost_usd": 0.03}
+    ]})
+    .to_string();
+    let r = run_repo(
+        BUDGET_PRD,
+        "[budget]\nmax_cost_usd = 1.0\n",
+        &[],
+        &script,
+        false,
+    );
+    let root = r.path();
+    let run = run_transcript(root, &["run", "--no-prompt", "prds/p.md"]);
+    let report = run_transcript(root, &["report", "prds/p.md"]);
+    pin("run-budget", format!("{run}\n{report}"));
+}
+
 #[test]
 fn run_model_probe_failure() {
     let script = json!({"models": {"haiku": "unknown"}}).to_string();

@@ -18,6 +18,7 @@ pub mod hint;
 pub mod limits;
 mod lines;
 pub mod model;
+pub mod money;
 pub mod naming;
 mod parse;
 pub mod paths;

@@ -68,6 +68,9 @@ pub struct Metadata {
     pub depends_on: Vec<String>,
     /// `**Max-Attempts**`: overrides `defaults.max_attempts`.
     pub max_attempts: Option<u32>,
+    /// `**Max-Cost**`: the most this task may spend, in US dollars;
+    /// overrides `[budget] max_task_cost_usd`.
+    pub max_cost: Option<crate::money::Usd>,
     /// `**Skills**`: bare skill names.
     pub skills: Vec<String>,
     /// `**Agent-timeout**`: how long one agent attempt may run.
@@ -89,6 +92,8 @@ pub struct MetadataLines {
     pub depends_on: usize,
     /// Line of `**Max-Attempts**`.
     pub max_attempts: usize,
+    /// Line of `**Max-Cost**`.
+    pub max_cost: usize,
     /// Line of `**Skills**`.
     pub skills: usize,
     /// Line of `**Agent-timeout**`.

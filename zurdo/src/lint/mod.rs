@@ -220,6 +220,7 @@ mod tests {
                     effort: "low".into(),
                     depends_on: vec![],
                     max_attempts: None,
+                    max_cost: None,
                     skills: vec![],
                     agent_timeout: None,
                     category: None,

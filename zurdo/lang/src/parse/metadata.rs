@@ -3,14 +3,16 @@
 use crate::diagnostic::Diagnostic;
 use crate::limits;
 use crate::model::{AgentTimeout, Metadata, MetadataLines};
+use crate::money::{self, Usd, UsdError};
 use crate::paths;
 use crate::suggest::closest;
 
 /// The closed set of metadata keys, in the spec's order.
-pub const KEYS: [&str; 7] = [
+pub const KEYS: [&str; 8] = [
     "Effort",
     "Depends-on",
     "Max-Attempts",
+    "Max-Cost",
     "Skills",
     "Agent-timeout",
     "Category",
@@ -134,6 +136,7 @@ fn example(key: &str) -> &'static str {
         "Effort" => "**Effort**: medium",
         "Depends-on" => "**Depends-on**: []",
         "Max-Attempts" => "**Max-Attempts**: 5",
+        "Max-Cost" => "**Max-Cost**: $2.50",
         "Skills" => "**Skills**: rust-style, testing",
         "Agent-timeout" => "**Agent-timeout**: 30m",
         "Category" => "**Category**: Backend",
@@ -194,6 +197,7 @@ fn key_slot<'a>(lines: &'a mut MetadataLines, key: &str) -> Option<&'a mut usize
         "Effort" => &mut lines.effort,
         "Depends-on" => &mut lines.depends_on,
         "Max-Attempts" => &mut lines.max_attempts,
+        "Max-Cost" => &mut lines.max_cost,
         "Skills" => &mut lines.skills,
         "Agent-timeout" => &mut lines.agent_timeout,
         "Category" => &mut lines.category,
@@ -213,6 +217,7 @@ fn apply(meta: &mut Metadata, key: &str, value: &str, line: usize, errors: &mut 
             .map(|ids| meta.depends_on = ids)
             .map_err(shape),
         "Max-Attempts" => max_attempts(value).map(|n| meta.max_attempts = Some(n)),
+        "Max-Cost" => max_cost(value).map(|usd| meta.max_cost = Some(usd)),
         "Agent-timeout" => duration(value).map(|t| meta.agent_timeout = Some(t)),
         "Category" => {
             meta.category = Some(value.to_string());
@@ -245,6 +250,18 @@ fn max_attempts(value: &str) -> Result<u32, (String, String)> {
             format!("write `**Max-Attempts**: {max}` or less"),
         )),
     }
+}
+
+/// `$2.50`: a positive amount of US dollars, at most [`money::MAX_USD`].
+fn max_cost(value: &str) -> Result<Usd, (String, String)> {
+    money::parse_usd(value).map_err(|e| {
+        let fix = match e {
+            UsdError::TooLarge => format!("write `**Max-Cost**: {}` or less", money::MAX_USD),
+            UsdError::TooPrecise => "round it to at most 6 decimal places".to_string(),
+            _ => format!("write `{}`", example("Max-Cost")),
+        };
+        (e.message("**Max-Cost**", value), fix)
+    })
 }
 
 /// `[task-1, task-2]`, `[]`; entries may be quoted as in YAML.
@@ -344,10 +361,10 @@ mod tests {
     }
 
     #[test]
-    fn reads_all_seven_keys_with_remarks() {
+    fn reads_all_eight_keys_with_remarks() {
         let (m, e) = meta(
             "**Effort**: medium\n**Depends-on**: [task-1, \"task-2\"]\n**Max-Attempts**: 5          # optional\n\
-             **Skills**: rust-style       # optional, comma-separated\n**Agent-timeout**: 30m       # units\n\
+             **Max-Cost**: $2.50  # optional\n**Skills**: rust-style       # optional, comma-separated\n**Agent-timeout**: 30m       # units\n\
              **Category**: Backend        # optional\n**Frozen**: docs/adr/*.md    # optional",
         );
         assert!(e.is_empty(), "{e:?}");
@@ -358,7 +375,9 @@ mod tests {
         assert_eq!(m.agent_timeout, Some(AgentTimeout { seconds: 1800 }));
         assert_eq!(m.category.as_deref(), Some("Backend"));
         assert_eq!(m.frozen, ["docs/adr/*.md"]);
-        assert_eq!(m.lines.frozen, 8);
+        assert_eq!(m.max_cost, Some(Usd(2_500_000)));
+        assert_eq!(m.lines.max_cost, 5);
+        assert_eq!(m.lines.frozen, 9);
     }
 
     #[test]
@@ -373,6 +392,14 @@ mod tests {
         let cases = [
             ("**Max-Attempts**: 0", "not a positive integer"),
             ("**Max-Attempts**: three", "not a positive integer"),
+            (
+                "**Max-Cost**: cheap",
+                "not an amount of US dollars like $2.50",
+            ),
+            ("**Max-Cost**: -1", "not an amount of US dollars"),
+            ("**Max-Cost**: $0", "not a positive amount"),
+            ("**Max-Cost**: 0.0000001", "more than 6 decimal places"),
+            ("**Max-Cost**: $2000000", "more than $1000000.00"),
             ("**Agent-timeout**: 30", "has no unit"),
             ("**Agent-timeout**: 30d", "not a duration"),
             ("**Agent-timeout**: 0s", "not a positive duration"),
