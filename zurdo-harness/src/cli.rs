@@ -160,6 +160,12 @@ pub enum Command {
     #[command(subcommand)]
     Vela(VelaCommand),
 
+    /// Pyxis, the retrieval index: which files and definitions a text
+    /// points at, and why (.zurdo/pyxis/index.json). With `[pyxis] enabled
+    /// = true` a task's first prompt gains its "Where to look".
+    #[command(subcommand)]
+    Pyxis(PyxisCommand),
+
     /// The bundled skills (zurdo-prd-author, zurdo-hint-debugger,
     /// zurdo-state-summary): where they are installed and whether up to
     /// date, and installing them into the providers' skill directories.
@@ -493,6 +499,30 @@ pub enum LumenCommand {
     Query {
         /// The name, e.g. `Config::load` (the same `::` in every language).
         name: String,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PyxisCommand {
+    /// Bring the index up to date (only new and changed files are read
+    /// for words; Lumen's index is refreshed for their definitions) and
+    /// save it.
+    Index,
+    /// Rank the repository's files against a text: scores, and why each
+    /// file was chosen (what named it, the definitions and the words that
+    /// matched). Builds or refreshes the index first, whether or not
+    /// `[pyxis] enabled`. Exits 1 when nothing matches.
+    Query {
+        /// The text: a task's description, a commit message, a few words.
+        /// Paths (`src/lib.rs`) and `::` names (`Config::load`) in it pin
+        /// the files they name.
+        text: String,
+        /// Files shown at most.
+        #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u16).range(1..=1000))]
+        limit: u16,
         /// Output format.
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,

@@ -56,6 +56,10 @@ pub struct Config {
     /// repository root, or absolute) where the pre-flight looks for the
     /// skills tasks name in **Skills**.
     pub skill_paths: Vec<PathBuf>,
+    /// `[pyxis] enabled`: a task's first prompt gains a "# Where to look"
+    /// section from Pyxis, the retrieval index (off by default; it never
+    /// changes a verdict).
+    pub pyxis: bool,
     /// `[budget]`: what the run and each task may spend.
     pub budget: crate::budget::Budget,
     /// What changes verdicts.
@@ -416,6 +420,7 @@ impl Config {
             reason,
             vela_idle,
             skill_paths,
+            pyxis: raw.pyxis.enabled,
             budget,
             verification,
             source: None,
@@ -759,10 +764,19 @@ struct RawConfig {
     #[serde(default)]
     skills: RawSkills,
     #[serde(default)]
+    pyxis: RawPyxis,
+    #[serde(default)]
     budget: crate::budget::RawBudget,
     #[serde(default)]
     #[allow(dead_code)]
     verification: toml::Table,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawPyxis {
+    #[serde(default)]
+    enabled: bool,
 }
 
 #[derive(Deserialize, Default)]
@@ -1005,6 +1019,12 @@ rate_limit_wait = "15m" # a rate-limited CLI is waited out up to this long (no a
 # Vela, the optional index watcher (`zurdo vela start`), exits after this long with no change.
 # [vela]
 # idle_minutes = 30
+
+# Pyxis, the retrieval index (opt in): each task's first prompt gains a Where to look section:
+# the files and definitions that best match the task's words, each with why (.zurdo/pyxis/index.json;
+# it never changes a verdict). `zurdo pyxis query "<text>"` shows the ranking either way. docs/pyxis.md.
+# [pyxis]
+# enabled = true
 
 [verification]
 criterion_seconds = 600      # per hint; the whole process group is killed at the limit
@@ -1528,6 +1548,22 @@ mod tests {
             let e = Config::parse(text).expect_err(text);
             assert!(e.contains(line) && e.contains(what), "{text:?}: {e}");
         }
+    }
+
+    #[test]
+    fn pyxis_is_off_by_default_and_checked() {
+        assert!(!Config::parse(TEMPLATE).expect("template parses").pyxis);
+        let uncommented =
+            TEMPLATE.replace("# [pyxis]\n# enabled = true", "[pyxis]\nenabled = true");
+        assert_ne!(uncommented, TEMPLATE);
+        assert!(Config::parse(&uncommented).expect("parses").pyxis);
+        let e = Config::parse("[pyxis]\nenable = true\n").expect_err("a typo");
+        assert!(
+            e.contains("line 2") && e.contains("unknown field `enable`"),
+            "{e}"
+        );
+        let e = Config::parse("[pyxis]\nenabled = \"yes\"\n").expect_err("not a bool");
+        assert!(e.contains("line 2"), "{e}");
     }
 
     #[test]

@@ -10,7 +10,8 @@
 //!    CLIs' command lines and event streams), [`evidence`] (baselines,
 //!    frozen paths, toolchain, the clean room, behind [`evidence::Guards`]),
 //!    [`policy`], [`budget`] (cost budgets and the prediction of an
-//!    attempt's spend), [`config`], [`prompt`], [`reason`] (fingerprints,
+//!    attempt's spend), [`config`], [`prompt`], [`pyxis`] (a task's query and
+//!    its `# Where to look` section), [`reason`] (fingerprints,
 //!    diagnosis, the lesson library, the analyzer's critique and heals),
 //!    [`edit`] (edits of a PRD's criteria, checked before they are shown);
 //! 2. [`state`] (`.zurdo/<slug>/`: prd.json, the lock, every state file);
@@ -31,6 +32,7 @@ pub mod event;
 pub mod evidence;
 pub mod policy;
 pub mod prompt;
+pub mod pyxis;
 pub mod reason;
 pub mod report;
 pub mod run;

@@ -40,6 +40,7 @@ fn main() -> ExitCode {
         cli::Command::Reason(command) => commands::reason::run(&command),
         cli::Command::Lumen(command) => commands::lumen::run(&command),
         cli::Command::Vela(command) => commands::vela::run(&command),
+        cli::Command::Pyxis(command) => commands::pyxis::run(&command),
         cli::Command::Skills(command) => commands::skills::run(&command),
         // A fake CLI ends with that CLI's own exit codes.
         cli::Command::Sentinel(args) => match args.command.split_first() {

@@ -8,6 +8,7 @@ pub mod heal;
 pub mod init;
 pub mod lumen;
 mod proposals;
+pub mod pyxis;
 pub mod reason;
 pub mod report;
 pub mod review;
@@ -19,7 +20,7 @@ pub mod vela;
 pub mod verify;
 
 /// The repository root holding the current directory (for the commands
-/// that take no PRD: `init`, `doctor`, `lumen`, `vela`, `reason
+/// that take no PRD: `init`, `doctor`, `lumen`, `pyxis`, `vela`, `reason
 /// status|clear`).
 pub fn repo_here() -> Result<std::path::PathBuf, crate::error::Error> {
     let dir = std::env::current_dir().map_err(|e| {

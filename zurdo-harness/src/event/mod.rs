@@ -882,6 +882,15 @@ pub enum Event {
     },
 
     // ----- records that could not be kept
+    /// Pyxis's `index.json` was read back and not believed (its MAC does
+    /// not check, another format, not JSON…): the index was rebuilt from
+    /// the files, and nothing it held reached a prompt.
+    IndexDistrusted {
+        /// `.zurdo/pyxis/index.json`.
+        path: String,
+        /// Why.
+        why: String,
+    },
     /// A state file could not be written (the run goes on).
     CannotWrite {
         /// The file.

@@ -722,6 +722,10 @@ pub fn lines(event: &Event) -> Vec<Line> {
                 signal.as_ref().map_or(String::new(), |s| format!(" ({s})"))
             ),
         ),
+        Event::IndexDistrusted { path, why } => one(
+            Warn,
+            format!("warning: {path} was not believed ({why}); rebuilt from the files"),
+        ),
         Event::CannotWrite { path, error } => {
             one(Warn, format!("warning: cannot write {path}: {error}"))
         }

@@ -119,6 +119,9 @@ fn line(event: &Event) -> Option<String> {
             "no run baseline: rollback points, run-diff.patch, flaky and witness checks were off"
                 .to_string()
         }
+        Event::IndexDistrusted { path, why } => {
+            format!("{path} was not believed ({why}): the retrieval index was rebuilt from the files")
+        }
         Event::CannotWrite { path, error } => format!("could not write {path}: {error}"),
         Event::RefFailed {
             name,

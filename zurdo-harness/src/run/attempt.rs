@@ -122,7 +122,8 @@ impl Run {
     }
 
     /// The prompt of `attempt`: the task, the last failure when retrying,
-    /// and the lessons that match.
+    /// where to look on the first attempt (`[pyxis] enabled`), and the
+    /// lessons that match.
     fn prompt(&mut self, task: &Task, attempt: u32, provider: crate::agent::Provider) -> String {
         let retry = self
             .record
@@ -132,8 +133,37 @@ impl Run {
         // failover, an escalation to another CLI): only the skills are
         // spelled the CLI's way.
         let mut prompt = crate::prompt::render(task, provider, retry.as_deref());
+        if attempt == 1 {
+            prompt.push_str(&self.where_to_look(task));
+        }
         prompt.push_str(&self.reasoner().lessons_section(task, attempt));
         prompt
+    }
+
+    /// The `# Where to look` section for `task` from Pyxis, refreshed from
+    /// the tree as it is now (empty when Pyxis is off or nothing matches).
+    /// An `index.json` not believed when first read (said once per run:
+    /// it was rebuilt from the files) and a failed save of the index are
+    /// said, and change nothing else.
+    fn where_to_look(&mut self, task: &Task) -> String {
+        let Some(retriever) = self.pyxis.as_mut() else {
+            return String::new();
+        };
+        let first = !retriever.has_read();
+        let refreshed = retriever.refresh(self.ctx.verifier.root());
+        if let (true, zurdo_pyxis::Loaded::Distrusted(why)) = (first, &refreshed.loaded) {
+            self.events.emit(Event::IndexDistrusted {
+                path: zurdo_pyxis::index::PATH.to_string(),
+                why: why.clone(),
+            });
+        }
+        if let Some(e) = refreshed.save_error {
+            self.events.emit(Event::CannotWrite {
+                path: zurdo_pyxis::index::PATH.to_string(),
+                error: e.to_string(),
+            });
+        }
+        crate::pyxis::section(task, retriever.index(), &self.record.state.prd)
     }
 
     /// Runs the agent's CLI with its deadline (a second Ctrl-C kills it),

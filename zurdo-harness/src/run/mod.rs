@@ -173,6 +173,9 @@ struct Run {
     /// Set when the run must stop with this error once the current step
     /// ends (a standing set over budget; an agent CLI that cannot start).
     stop: Option<Error>,
+    /// Pyxis, when `[pyxis] enabled`: read from disk once, then refreshed
+    /// from the tree before each task's first prompt.
+    pyxis: Option<zurdo_pyxis::Retriever>,
     /// The providers whose CLI reports no cost that the run has said so of
     /// (once each: their attempts count against the token limits).
     said_counts_tokens: BTreeSet<crate::agent::Provider>,

@@ -163,6 +163,7 @@ pub(super) fn prepare(
     });
     let guards = Guards::new(&verifier, &Commands::of_prd(&prd, standing_commands));
     let lessons = Lessons::load(&config, verifier.root(), &events);
+    let pyxis = config.pyxis.then(zurdo_pyxis::Retriever::new);
     let mut run = Run {
         ctx: Context {
             prd,
@@ -180,6 +181,7 @@ pub(super) fn prepare(
         held: Default::default(),
         providers: Default::default(),
         stop: None,
+        pyxis,
         said_counts_tokens: BTreeSet::new(),
         _lock: lock,
     };

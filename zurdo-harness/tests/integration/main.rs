@@ -28,6 +28,7 @@ mod lumen;
 mod policy;
 mod probe;
 mod provenance;
+mod pyxis;
 mod reason;
 mod red_team;
 mod regression;

@@ -1,5 +1,5 @@
-//! What a user sees, pinned: `--help`, `validate`, `verify`, `report` and
-//! the live output of `zurdo run`, each as a transcript under
+//! What a user sees, pinned: `--help`, `validate`, `verify`, `report`,
+//! `pyxis query` and the live output of `zurdo run`, each as a transcript under
 //! `tests/integration/snapshots/`. Paths, timestamps and durations are
 //! redacted; everything else must match to the byte. After an intended
 //! change, `SNAPSHOTS=overwrite cargo test -p zurdo-harness --test integration snapshots`
@@ -115,6 +115,9 @@ fn help() {
         &["lumen", "--help"],
         &["lumen", "index", "--help"],
         &["lumen", "query", "--help"],
+        &["pyxis", "--help"],
+        &["pyxis", "index", "--help"],
+        &["pyxis", "query", "--help"],
         &["vela", "--help"],
         &["vela", "start", "--help"],
         &["vela", "stop", "--help"],
@@ -591,4 +594,54 @@ fn demo() {
     let target_text = target.display().to_string();
     let out = transcript(dir.path(), &["demo", "--dir", &target_text], &[]);
     pin("demo", out);
+}
+
+#[test]
+fn pyxis_query() {
+    let r = plain_repo(&[
+        (
+            "src/config.rs",
+            "/// Settings read from .zurdo/config.toml.\npub struct Config {\n    pub max_attempts: u32,\n}\n\nimpl Config {\n    pub fn load(text: &str) -> Config {\n        Config { max_attempts: text.len() as u32 }\n    }\n}\n",
+        ),
+        ("src/lib.rs", "pub mod config;\npub mod retry;\n"),
+        (
+            "src/retry.rs",
+            "use crate::config::Config;\n\n/// Attempts left after `used` of them.\npub fn attempts_left(config: &Config, used: u32) -> u32 {\n    config.max_attempts.saturating_sub(used)\n}\n",
+        ),
+        ("docs/retries.md", "# Retries\n\nA task gets `max_attempts` attempts; see src/retry.rs.\n"),
+        ("README.md", "# demo\n\nA small crate.\n"),
+        ("tests/shapes.rs", "#[test]\nfn circles_are_round() {}\n"),
+    ]);
+    let runs = [
+        transcript(
+            r.path(),
+            &[
+                "pyxis",
+                "query",
+                "How many attempts does a task get before it stops retrying?",
+            ],
+            &[],
+        ),
+        transcript(
+            r.path(),
+            &[
+                "pyxis",
+                "query",
+                "Make Config::load read max_attempts from docs/retries.md",
+                "--limit",
+                "3",
+            ],
+            &[],
+        ),
+        transcript(
+            r.path(),
+            &[
+                "pyxis", "query", "retry", "--format", "json", "--limit", "2",
+            ],
+            &[],
+        ),
+        transcript(r.path(), &["pyxis", "query", "kubernetes"], &[]),
+        transcript(r.path(), &["pyxis", "query", "the of 42"], &[]),
+    ];
+    pin("pyxis", runs.join("\n"));
 }

@@ -656,13 +656,37 @@ pub fn sources(root: &Path) -> Vec<(String, Language)> {
 
 /// Every source file under `root` with its language, sorted.
 fn walk(root: &Path) -> Vec<(String, Language)> {
+    files(root, Hidden::Skip)
+        .into_iter()
+        .filter_map(|path| Language::of(&path).map(|language| (path, language)))
+        .collect()
+}
+
+/// Whether a walk enters hidden entries (names starting with `.`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hidden {
+    /// Skip every hidden entry (Lumen's own walk).
+    Skip,
+    /// Keep them, but for `.git/` and `.zurdo/` (the verifier's walk does
+    /// the same): `.github/workflows/ci.yml` is a file of the repository.
+    Keep,
+}
+
+/// Every regular file under `root` that Lumen's walk keeps, whatever its
+/// language, by repository-relative path, sorted: `.gitignore`, `.ignore`,
+/// `.git/info/exclude` and the user's global excludes honoured;
+/// `node_modules/`, `__pycache__/`, `.git/` and `.zurdo/` skipped, and the
+/// other hidden entries as `hidden` says; symlinks not followed; files over
+/// [`MAX_FILE_BYTES`] and paths that are not UTF-8 left out. Other indexes
+/// over the repository (Pyxis) walk the tree with these same rules.
+pub fn files(root: &Path, hidden: Hidden) -> Vec<String> {
     let mut out = Vec::new();
     // The walker's own reading of ignore files is off: it opens them with a
     // blocking open, so a FIFO planted as `.gitignore` would hang it, and it
     // reads them whole. `IgnoreRules` reads each one bounded and regular-only.
     let rules = std::sync::Arc::new(IgnoreRules::new(root));
     let walker = ignore::WalkBuilder::new(root)
-        .hidden(true)
+        .hidden(hidden == Hidden::Skip)
         .parents(false)
         .follow_links(false)
         .git_ignore(false)
@@ -672,7 +696,9 @@ fn walk(root: &Path) -> Vec<(String, Language)> {
         .filter_entry(move |e| {
             let name = e.file_name().to_string_lossy();
             let is_dir = e.file_type().is_some_and(|t| t.is_dir());
-            let skipped = is_dir && SKIP_DIRS.contains(&name.as_ref());
+            let skipped = (is_dir && SKIP_DIRS.contains(&name.as_ref()))
+                || name == ".git"
+                || name == ".zurdo";
             !skipped && !rules.ignored(e.path(), is_dir)
         })
         .build();
@@ -689,11 +715,9 @@ fn walk(root: &Path) -> Vec<(String, Language)> {
         let Some(path) = relative.to_str().map(|p| p.replace('\\', "/")) else {
             continue;
         };
-        if let Some(language) = Language::of(&path) {
-            out.push((path, language));
-        }
+        out.push(path);
     }
-    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out.sort();
     out
 }
 
