@@ -156,6 +156,53 @@ impl Role {
     }
 }
 
+impl ChallengerConfig {
+    /// What the policy document records of the challenger: who it is and
+    /// its limits (how it was chosen is advice, not a rule, and is left out).
+    pub fn document(&self) -> serde_json::Value {
+        serde_json::json!({
+            "provider": self.role.provider,
+            "model": self.role.model,
+            "fallback": self.role.fallback.iter().map(|s| serde_json::json!({"provider": s.provider, "model": s.model})).collect::<Vec<_>>(),
+            "max_calls_per_run": self.max_calls_per_run,
+            "max_calls_per_task": self.max_calls_per_task,
+            "timeout_ms": u64::try_from(self.timeout.as_millis()).unwrap_or(u64::MAX),
+            "probe_seconds": self.probe_seconds,
+            "unsandboxed_probes": self.unsandboxed_probes,
+        })
+    }
+
+    /// The challenger a policy document's `challenger` records, when every
+    /// field reads back.
+    pub fn from_document(doc: &serde_json::Value) -> Option<ChallengerConfig> {
+        let provider = |v: &serde_json::Value| serde_json::from_value::<Provider>(v.clone()).ok();
+        let seat = |v: &serde_json::Value| {
+            Some(Seat {
+                provider: provider(&v["provider"])?,
+                model: v["model"].as_str()?.to_string(),
+            })
+        };
+        let count = |key: &str| doc[key].as_u64().and_then(|n| u32::try_from(n).ok());
+        Some(ChallengerConfig {
+            role: Role {
+                provider: provider(&doc["provider"])?,
+                model: doc["model"].as_str()?.to_string(),
+                fallback: doc["fallback"]
+                    .as_array()?
+                    .iter()
+                    .map(seat)
+                    .collect::<Option<Vec<_>>>()?,
+            },
+            chosen: None,
+            max_calls_per_run: count("max_calls_per_run")?,
+            max_calls_per_task: count("max_calls_per_task")?,
+            timeout: Duration::from_millis(doc["timeout_ms"].as_u64()?),
+            probe_seconds: doc["probe_seconds"].as_u64()?,
+            unsandboxed_probes: doc["unsandboxed_probes"].as_bool()?,
+        })
+    }
+}
+
 impl Config {
     /// The command for `provider`'s CLI.
     pub fn command(&self, provider: Provider) -> &str {

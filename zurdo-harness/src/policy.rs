@@ -5,7 +5,9 @@
 //! written beside it as `policy.json`, so two runs' rules can be compared
 //! with `sha256sum policy.json`. With `[escalation]` on, the ladder its
 //! tasks climb is in the document too (`escalation`: who may work on a
-//! task, never what passes it); without it the document is what it was.
+//! task, never what passes it), and with `[roles.challenger]` configured,
+//! the challenger (`challenger`: it can fail an attempt, never pass one);
+//! without them the document is what it was.
 
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
@@ -13,33 +15,91 @@ use zurdo::verify::env::DEFAULT_ALLOWLIST;
 use zurdo::verify::VerificationConfig;
 
 use crate::budget::Budget;
+use crate::config::{ChallengerConfig, Config};
 use crate::escalation::Escalation;
 
-/// [`document`] with the escalation ladder, when one is on.
-pub fn document_with(
-    v: &VerificationConfig,
-    budget: &Budget,
-    escalation: Option<&Escalation>,
-) -> Value {
-    let mut doc = document(v, budget);
-    if let (Some(e), Some(fields)) = (escalation, doc.as_object_mut()) {
-        fields.insert("escalation".into(), e.document());
+/// The rules a run's policy id covers: what decides a verdict
+/// (`[verification]`, the challenger, which can fail an attempt) and what
+/// bounds who works on a task and at what cost (`[budget]`,
+/// `[escalation]`). A resume puts the run-start rules back in force, so
+/// a config edited while zurdo was stopped changes none of them.
+#[derive(Debug, Clone)]
+pub struct Rules {
+    /// `[verification]`.
+    pub verification: VerificationConfig,
+    /// `[budget]`.
+    pub budget: Budget,
+    /// `[escalation]`, when on.
+    pub escalation: Option<Escalation>,
+    /// `[roles.challenger]`, when configured.
+    pub challenger: Option<ChallengerConfig>,
+}
+
+impl Rules {
+    /// The rules `config` holds.
+    pub fn of(config: &Config) -> Rules {
+        Rules {
+            verification: config.verification.clone(),
+            budget: config.budget,
+            escalation: config.escalation.clone(),
+            challenger: config.challenger.clone(),
+        }
     }
-    doc
-}
 
-/// [`canonical`] with the escalation ladder, when one is on.
-pub fn canonical_with(
-    v: &VerificationConfig,
-    budget: &Budget,
-    escalation: Option<&Escalation>,
-) -> String {
-    document_with(v, budget, escalation).to_string()
-}
+    /// Puts these rules in force in `config`.
+    pub fn apply(self, config: &mut Config) {
+        config.verification = self.verification;
+        config.budget = self.budget;
+        config.escalation = self.escalation;
+        config.challenger = self.challenger;
+    }
 
-/// [`id`] with the escalation ladder, when one is on.
-pub fn id_with(v: &VerificationConfig, budget: &Budget, escalation: Option<&Escalation>) -> String {
-    hex(canonical_with(v, budget, escalation).as_bytes())
+    /// The canonical document: [`document`], with the ladder (`escalation`)
+    /// when one is on and the challenger (`challenger`) when one is
+    /// configured; without either it is what it was before they existed.
+    pub fn document(&self) -> Value {
+        let mut doc = document(&self.verification, &self.budget);
+        if let Some(fields) = doc.as_object_mut() {
+            if let Some(e) = &self.escalation {
+                fields.insert("escalation".into(), e.document());
+            }
+            if let Some(c) = &self.challenger {
+                fields.insert("challenger".into(), c.document());
+            }
+        }
+        doc
+    }
+
+    /// The document as canonical bytes (serde_json's maps are sorted).
+    pub fn canonical(&self) -> String {
+        self.document().to_string()
+    }
+
+    /// SHA-256 of the canonical document, hex: the policy id.
+    pub fn id(&self) -> String {
+        hex(self.canonical().as_bytes())
+    }
+
+    /// The rules a policy document records, when it records them whole
+    /// (`None` when a part cannot be read back).
+    pub fn from_document(doc: &Value) -> Option<Rules> {
+        let verification: VerificationConfig =
+            serde_json::from_value(doc.get("verification")?.clone()).ok()?;
+        let budget: Budget = match doc.get("budget") {
+            Some(b) => serde_json::from_value(b.clone()).ok()?,
+            None => Budget::default(),
+        };
+        let challenger = match doc.get("challenger") {
+            Some(c) => Some(ChallengerConfig::from_document(c)?),
+            None => None,
+        };
+        Some(Rules {
+            verification,
+            budget,
+            escalation: escalation_of(doc),
+            challenger,
+        })
+    }
 }
 
 /// The ladder a policy document records, when it records one.
@@ -294,12 +354,21 @@ mod tests {
         assert_eq!(back, budget);
     }
 
+    fn rules(escalation: Option<Escalation>, challenger: Option<ChallengerConfig>) -> Rules {
+        Rules {
+            verification: VerificationConfig::default(),
+            budget: NONE,
+            escalation,
+            challenger,
+        }
+    }
+
     #[test]
     fn the_ladder_is_in_the_policy_only_when_on_and_reads_back() {
         use crate::escalation::{Rung, Trigger};
         let base = VerificationConfig::default();
-        assert_eq!(document_with(&base, &NONE, None), document(&base, &NONE));
-        assert_eq!(id_with(&base, &NONE, None), id(&base, &NONE));
+        assert_eq!(rules(None, None).document(), document(&base, &NONE));
+        assert_eq!(rules(None, None).id(), id(&base, &NONE));
         let e = Escalation {
             ladder: vec![
                 Rung::Retry,
@@ -309,14 +378,55 @@ mod tests {
             ],
             climb_on: Trigger::Stall,
         };
-        let doc = document_with(&base, &NONE, Some(&e));
+        let doc = rules(Some(e.clone()), None).document();
         assert_eq!(
             doc["escalation"]["ladder"],
             serde_json::json!(["retry", "effort:high", "provider:openai", "halt"])
         );
         assert_eq!(doc["escalation"]["climb_on"], "stall");
-        assert_ne!(id_with(&base, &NONE, Some(&e)), id(&base, &NONE));
+        assert_ne!(rules(Some(e.clone()), None).id(), id(&base, &NONE));
         assert_eq!(escalation_of(&doc), Some(e));
         assert_eq!(escalation_of(&document(&base, &NONE)), None);
+    }
+
+    #[test]
+    fn the_challenger_is_in_the_policy_only_when_configured_and_reads_back() {
+        let config = Config::parse(
+            "[effort_map.openai]\nhigh = \"o-high\"\n[effort_map.google]\nhigh = \"g-high\"\n[roles.challenger]\nfallback = [\"google\"]\ntimeout = \"90s\"\nprobe_seconds = 7\n",
+        )
+        .expect("parses");
+        let challenger = config.challenger.clone().expect("configured");
+        let with = Rules::of(&config);
+        let doc = with.document();
+        assert_eq!(doc["challenger"]["provider"], "openai");
+        assert_eq!(doc["challenger"]["model"], "o-high");
+        assert_eq!(doc["challenger"]["probe_seconds"], 7);
+        assert_ne!(with.id(), rules(None, None).id());
+        // Without one, the id is what it was before challengers existed.
+        assert!(rules(None, None).document().get("challenger").is_none());
+        // Every field the document holds reads back, and so does the id.
+        let back = Rules::from_document(&doc).expect("reads back");
+        let restored = back.challenger.clone().expect("the challenger");
+        assert_eq!(restored.role, challenger.role);
+        assert_eq!(restored.timeout, challenger.timeout);
+        assert_eq!(restored.probe_seconds, 7);
+        assert_eq!(back.id(), with.id());
+        // Each limit changes the id.
+        for change in [
+            |c: &mut ChallengerConfig| c.max_calls_per_run += 1,
+            |c: &mut ChallengerConfig| c.max_calls_per_task += 1,
+            |c: &mut ChallengerConfig| c.probe_seconds += 1,
+            |c: &mut ChallengerConfig| c.unsandboxed_probes = true,
+            |c: &mut ChallengerConfig| c.role.model.push('x'),
+            |c: &mut ChallengerConfig| c.role.fallback.clear(),
+        ] {
+            let mut changed = challenger.clone();
+            change(&mut changed);
+            assert_ne!(rules(None, Some(changed)).id(), with.id());
+        }
+        // A document whose challenger lost a field is not read back.
+        let mut broken = doc.clone();
+        broken["challenger"]["probe_seconds"] = serde_json::json!("seven");
+        assert!(Rules::from_document(&broken).is_none());
     }
 }

@@ -505,8 +505,9 @@ fn sealed_changed(document: Option<&serde_json::Value>) -> Option<(String, Strin
 }
 
 /// Records the policy of a fresh run (`policy` in prd.json, `policy.json`,
-/// `config-at-run-start.toml`), or, on resume, puts the run-start
-/// `[verification]` and `[budget]` back in force and warns when today's
+/// `config-at-run-start.toml`), or, on resume, puts the run-start rules
+/// ([`crate::policy::Rules`]: `[verification]`, `[budget]`, `[escalation]`,
+/// `[roles.challenger]`) back in force and warns when today's
 /// config would hash differently. The run-start policy comes from
 /// `config-at-run-start.toml`, else from `policy.json`'s own copy,
 /// whichever hashes to the policy id prd.json records (prd.json's MAC
@@ -518,36 +519,22 @@ fn fix_policy(
     config: &mut Config,
     events: &Events,
 ) -> Result<RunState, Error> {
-    use crate::budget::Budget;
-    use crate::escalation::Escalation;
+    use crate::policy::Rules;
     use zurdo::verify::VerificationConfig;
-    let today = crate::policy::id_with(
-        &config.verification,
-        &config.budget,
-        config.escalation.as_ref(),
-    );
+    let today = Rules::of(config);
     if state.policy.is_empty() {
-        state.policy = today;
+        state.policy = today.id();
         let text = match &config.source {
             Some(path) => std::fs::read_to_string(path).unwrap_or_default(),
             None => crate::config::TEMPLATE.to_string(),
         };
-        events.on_write(dir.write_policy(
-            &crate::policy::canonical_with(
-                &config.verification,
-                &config.budget,
-                config.escalation.as_ref(),
-            ),
-            &text,
-        ));
+        events.on_write(dir.write_policy(&today.canonical(), &text));
         return Ok(state);
     }
-    if state.policy == today {
+    if state.policy == today.id() {
         return Ok(state);
     }
-    let recorded = |v: &VerificationConfig, b: &Budget, e: &Option<Escalation>| {
-        crate::policy::id_with(v, b, e.as_ref()) == state.policy
-    };
+    let recorded = |rules: &Rules| rules.id() == state.policy;
     let document = dir
         .read_policy()
         .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok());
@@ -565,48 +552,41 @@ fn fix_policy(
         .as_ref()
         .and_then(|doc| doc["verification"]["sealed"].as_str())
         .map(str::to_string);
-    // The run-start budget and ladder are kept like its [verification].
+    // The run-start budget, ladder and challenger are kept like its
+    // [verification].
     let from_config = dir.read_config_at_run_start().and_then(|text| {
-        let v = VerificationConfig::parse(&text).ok()?;
+        let verification = VerificationConfig::parse(&text).ok()?;
         let parsed = Config::parse(&text).ok();
-        let b = parsed.as_ref().map(|c| c.budget).unwrap_or_default();
-        let e = parsed.and_then(|c| c.escalation);
-        if recorded(&v, &b, &e) {
-            return Some((v, b, e));
-        }
-        let v = VerificationConfig {
-            sealed: recorded_sealed.clone(),
-            ..v
+        let mut rules = Rules {
+            verification,
+            budget: parsed.as_ref().map(|c| c.budget).unwrap_or_default(),
+            escalation: parsed.as_ref().and_then(|c| c.escalation.clone()),
+            challenger: parsed.and_then(|c| c.challenger),
         };
-        recorded(&v, &b, &e).then_some((v, b, e))
+        if recorded(&rules) {
+            return Some(rules);
+        }
+        rules.verification.sealed = recorded_sealed.clone();
+        recorded(&rules).then_some(rules)
     });
-    if let Some((v, b, e)) = from_config {
-        config.verification = v;
-        config.budget = b;
-        config.escalation = e;
+    if let Some(rules) = from_config {
+        rules.apply(config);
         return Ok(state);
     }
     events.emit(Event::PolicyRecordAltered {
         path: dir.config_at_run_start().display().to_string(),
     });
-    let from_document = document.as_ref().and_then(|doc| {
-        let v: VerificationConfig = serde_json::from_value(doc["verification"].clone()).ok()?;
-        let b: Budget = match doc.get("budget") {
-            Some(b) => serde_json::from_value(b.clone()).ok()?,
-            None => Budget::default(),
-        };
-        let e = crate::policy::escalation_of(doc);
-        recorded(&v, &b, &e).then_some((v, b, e))
-    });
+    let from_document = document
+        .as_ref()
+        .and_then(Rules::from_document)
+        .filter(recorded);
     match from_document {
-        Some((v, b, e)) => {
-            config.verification = v;
-            config.budget = b;
-            config.escalation = e;
+        Some(rules) => {
+            rules.apply(config);
             Ok(state)
         }
         None => Err(Error::invalid(format!(
-            "the run-start policy cannot be restored: neither {} nor {} hashes to the policy prd.json records ({}), and today's [verification] and [budget] differ; restore them, or `zurdo run --reset` to start over under today's config",
+            "the run-start policy cannot be restored: neither {} nor {} hashes to the policy prd.json records ({}), and today's [verification], [budget], [escalation] or [roles.challenger] differ; restore them, or `zurdo run --reset` to start over under today's config",
             dir.config_at_run_start().display(),
             dir.dir.join("policy.json").display(),
             &state.policy[..12.min(state.policy.len())]

@@ -92,3 +92,52 @@ fn an_altered_run_start_policy_is_restored_or_refused() {
         "{stderr}"
     );
 }
+
+/// The challenger is a rule of the run too (it can fail an attempt): an
+/// agent that drops `[roles.challenger]` from the config and from its
+/// run-start copy while zurdo is stopped does not get a resumed run
+/// without one. The control: the same resume with the records untouched.
+#[test]
+fn a_dropped_challenger_comes_back_on_resume() {
+    let challenger = "[roles.challenger]\nprovider = \"anthropic\"\nmodel = \"m\"\n";
+    let script = serde_json::json!({
+        "reason": [{"contains": "zurdo-reason: challenge",
+                    "attempt": {"text": "```json\n{\"findings\": []}\n```"}}],
+        "on_prompt": [{"contains": "Task task-1", "attempt": {"write": {"one.txt": "1"}}}],
+        "attempts": [{"text": "no"}]
+    })
+    .to_string();
+    for drop_it in [false, true] {
+        let dir = run_repo(PRD, challenger, &[], &script, true);
+        let root = dir.path();
+        let run = || zurdo_run(root, &["--skip-model-check"], &[]);
+        let out = run();
+        assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+        assert_eq!(state(root)["challenger_calls"], 1, "task-1 was challenged");
+        let sd = state_dir(root);
+        let doc = std::fs::read_to_string(sd.join("policy.json")).expect("policy.json");
+        assert!(doc.contains("\"challenger\":{"), "{doc}");
+        if drop_it {
+            for path in [
+                root.join(".zurdo/config.toml"),
+                sd.join("config-at-run-start.toml"),
+            ] {
+                let was = std::fs::read_to_string(&path).expect("read");
+                assert!(was.contains(challenger), "{was}");
+                std::fs::write(&path, was.replace(challenger, "")).expect("write");
+            }
+        }
+        std::fs::write(root.join("two.txt"), "2").expect("fix task-2 by hand");
+        let out = zurdo_run(root, &["--skip-model-check", "--retry-failed"], &[]);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{stderr}");
+        if drop_it {
+            assert!(stderr.contains("restoring the run-start"), "{stderr}");
+        }
+        let state = state(root);
+        assert_eq!(
+            state["challenger_calls"], 2,
+            "task-2's pass was challenged too (dropped: {drop_it}): {stderr}"
+        );
+    }
+}
