@@ -19,9 +19,12 @@
 //!   of itself (recursion), do not count as references or callers.
 //! * **A caller is a definition.** Two functions with one qualified path
 //!   in one file (`impl Display for V { fn fmt }` and `impl Debug for V {
-//!   fn fmt }`; a Python function defined in both branches of an `if`) are
-//!   two callers, told apart by where each starts; a call in one of them
-//!   of the other is not recursion.
+//!   fn fmt }`; a Rust function defined twice under different `#[cfg]`s, a
+//!   Python function defined in both branches of an `if`) are two callers,
+//!   told apart by where each starts. A call in one trait impl's method of
+//!   another trait impl's method of that path is not recursion; between
+//!   other definitions of one path (alternatives, of which one exists at a
+//!   time) it is.
 
 use std::collections::{HashMap, HashSet};
 
@@ -351,8 +354,16 @@ fn own_site<'a>(
         return false;
     }
     match shared.enclosing(file, &target.symbol.path, r.line) {
-        Some(line) => line == target.symbol.line,
-        None => true,
+        Some(holder) if holder.line != target.symbol.line => {
+            // Another definition of the path holds the use: a method of
+            // another trait's impl is another function; an alternative
+            // definition (`#[cfg]`, `if`) stands for this one.
+            let of_trait = |s: &Symbol| s.of_trait.last().cloned();
+            !(of_trait(holder).is_some()
+                && of_trait(target.symbol).is_some()
+                && of_trait(holder) != of_trait(target.symbol))
+        }
+        _ => true,
     }
 }
 
@@ -366,7 +377,9 @@ fn distinct_callers<'a>(uses: &[Use<'a>]) -> Vec<Use<'a>> {
         .filter(|u| u.call && !u.reference.caller.is_empty())
         .filter(|u| {
             let r = u.reference;
-            let at = shared.enclosing(u.file, &r.caller, r.line).unwrap_or(0);
+            let at = shared
+                .enclosing(u.file, &r.caller, r.line)
+                .map_or(0, |s| s.line);
             seen.insert((u.file.path.as_str(), &r.caller, at))
         })
         .copied()
@@ -379,27 +392,36 @@ fn distinct_callers<'a>(uses: &[Use<'a>]) -> Vec<Use<'a>> {
 /// is first asked about.
 #[derive(Default)]
 struct SharedPaths<'a> {
-    files: HashMap<*const FileIndex, HashMap<&'a QualifiedPath, Vec<u32>>>,
+    files: HashMap<*const FileIndex, HashMap<&'a QualifiedPath, Vec<&'a Symbol>>>,
 }
 
 impl<'a> SharedPaths<'a> {
-    /// When `file` defines `path` more than once: the line of the one a use
-    /// at `line` inside that path belongs to (the last starting at or
-    /// before it). Else `None`: the path names one definition.
-    fn enclosing(&mut self, file: &'a FileIndex, path: &QualifiedPath, line: u32) -> Option<u32> {
+    /// When `file` defines `path` more than once: the definition a use at
+    /// `line` inside that path belongs to (the last starting at or before
+    /// it). Else `None`: the path names one definition.
+    fn enclosing(
+        &mut self,
+        file: &'a FileIndex,
+        path: &QualifiedPath,
+        line: u32,
+    ) -> Option<&'a Symbol> {
         let shared = self
             .files
             .entry(std::ptr::from_ref(file))
             .or_insert_with(|| {
-                let mut lines: HashMap<&'a QualifiedPath, Vec<u32>> = HashMap::new();
+                let mut defs: HashMap<&'a QualifiedPath, Vec<&'a Symbol>> = HashMap::new();
                 for s in file.symbols.iter().filter(|s| s.kind.callable()) {
-                    lines.entry(&s.path).or_default().push(s.line);
+                    defs.entry(&s.path).or_default().push(s);
                 }
-                lines.retain(|_, l| l.len() > 1);
-                lines
+                defs.retain(|_, d| d.len() > 1);
+                defs
             });
-        let lines = shared.get(path)?;
-        lines.iter().copied().filter(|l| *l <= line).max()
+        shared
+            .get(path)?
+            .iter()
+            .copied()
+            .filter(|s| s.line <= line)
+            .max_by_key(|s| s.line)
     }
 }
 

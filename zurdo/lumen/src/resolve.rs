@@ -182,6 +182,11 @@ enum Value<'a> {
         defs: Vec<Definition<'a>>,
         certain: bool,
     },
+    /// Rust: the methods of one name of several trait impls of a known type
+    /// (`Display::fmt` and `Debug::fmt`), one of which is named; which one
+    /// depends on the traits in scope. Ambiguous, but what calling it
+    /// returns is known when they all declare the same type.
+    Impls(Vec<Definition<'a>>),
     /// A module, by key.
     Module(String),
     /// A value of one of these types.
@@ -326,6 +331,13 @@ impl<'a> Resolver<'a> {
                     value = self.namespace(key, "default", 0);
                 }
             }
+            if let Value::Impls(defs) = &value {
+                out.push(Step {
+                    index,
+                    defs: defs.clone(),
+                    certain: false,
+                });
+            }
             if let Value::Named { defs, certain } = &value {
                 out.push(Step {
                     index,
@@ -421,12 +433,14 @@ impl<'a> Resolver<'a> {
             }
             _ => return Value::Opaque,
         };
-        let Value::Named {
-            defs,
-            certain: true,
-        } = callee
-        else {
-            return Value::Opaque;
+        let defs = match callee {
+            Value::Named {
+                defs,
+                certain: true,
+            } => defs,
+            // A value outside the index has none of its members.
+            Value::Module(_) | Value::External => return Value::External,
+            _ => return Value::Opaque,
         };
         let mut found = defs
             .iter()
@@ -596,7 +610,7 @@ impl<'a> Resolver<'a> {
                 }
                 Value::Opaque
             }
-            Value::Named { .. } | Value::Opaque | Value::Unbound => Value::Opaque,
+            Value::Named { .. } | Value::Impls(_) | Value::Opaque | Value::Unbound => Value::Opaque,
             // A CommonJS module's default export (`new (require('./view'))`).
             Value::Module(key) if depth < MAX_DEPTH => {
                 let default = self.namespace(&key, "default", depth + 1);
@@ -656,6 +670,25 @@ impl<'a> Resolver<'a> {
                 }
             }
             Value::Module(_) | Value::External => Value::External,
+            // Whichever impl's method is called, when they all return one
+            // type, the value is of that type.
+            Value::Impls(defs) if depth < MAX_DEPTH => {
+                let mut types: Option<Vec<TypeRef<'a>>> = None;
+                for d in &defs {
+                    if d.symbol.returns.is_empty() {
+                        return Value::Opaque;
+                    }
+                    let Value::Instance(these) = self.declared(*d, depth + 1) else {
+                        return Value::Opaque;
+                    };
+                    match &types {
+                        Some(seen) if !same_types(seen, &these) => return Value::Opaque,
+                        Some(_) => {}
+                        None => types = Some(these),
+                    }
+                }
+                types.map_or(Value::Opaque, Value::Instance)
+            }
             _ => Value::Opaque,
         }
     }
@@ -1144,10 +1177,12 @@ impl<'a> Resolver<'a> {
                     let (found, one) = impl_of(language, self.members(&types, name, 0));
                     return if found.is_empty() {
                         Value::External
+                    } else if certain && !one {
+                        Value::Impls(found)
                     } else {
                         Value::Named {
                             defs: found,
-                            certain: certain && one,
+                            certain,
                         }
                     };
                 }
@@ -1168,13 +1203,24 @@ impl<'a> Resolver<'a> {
                 let (found, one) = impl_of(language, self.members(&types, name, 0));
                 if found.is_empty() {
                     Value::External
-                } else {
+                } else if one {
                     Value::Named {
                         defs: found,
-                        certain: one,
+                        certain: true,
                     }
+                } else {
+                    Value::Impls(found)
                 }
             }
+            Value::Impls(defs) => self.step(
+                language,
+                Value::Named {
+                    defs,
+                    certain: false,
+                },
+                name,
+                depth + 1,
+            ),
             Value::Opaque | Value::Unbound => {
                 let candidates: Vec<Definition<'a>> = self
                     .tables
@@ -1194,9 +1240,14 @@ impl<'a> Resolver<'a> {
                 let unique = owners.len() == 1
                     && matches!(value, Value::Opaque)
                     && !builtin_member(language, name);
+                let (candidates, one) = if unique {
+                    impl_of(language, candidates)
+                } else {
+                    (candidates, true)
+                };
                 Value::Named {
                     defs: candidates,
-                    certain: unique,
+                    certain: unique && one,
                 }
             }
             Value::External => Value::External,
@@ -1280,6 +1331,12 @@ impl<'a> Resolver<'a> {
             _ => Vec::new(),
         }
     }
+}
+
+/// True when two lists name the same types (by key).
+fn same_types(a: &[TypeRef<'_>], b: &[TypeRef<'_>]) -> bool {
+    let keys = |t: &[TypeRef<'_>]| t.iter().map(|t| t.key.clone()).collect::<HashSet<String>>();
+    keys(a) == keys(b)
 }
 
 /// Rust: which of a type's same-named members `x.m()` or `T::m()` calls.

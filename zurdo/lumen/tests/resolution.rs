@@ -822,3 +822,70 @@ fn rust_two_trait_impls_methods_of_one_path_are_two_callers() {
     )]);
     assert_eq!(callers(&answer(&j, "helper")), ["twice"]);
 }
+
+#[test]
+fn rust_which_of_a_types_same_named_methods_a_call_reaches() {
+    let (_d, i) = index(&[(
+        "src/lib.rs",
+        r#"pub struct Any;
+pub struct V4;
+pub struct V6;
+impl From<V4> for Any { fn from(a: V4) -> Self { Any } }
+impl From<V6> for Any { fn from(a: V6) -> Self { Any } }
+impl Any { pub fn as_ptr(&self) -> u8 { 0 } }
+pub trait Arg { fn as_str(&self) -> u8; }
+impl Arg for Any { fn as_str(&self) -> u8 { 1 } }
+impl Any { pub fn as_str(&self) -> u8 { 2 } }
+fn read() -> u8 {
+    let a = Any::from(V6);
+    a.as_ptr();
+    a.as_str()
+}
+"#,
+    )]);
+    // `Any::from(V6)` is one of two `From` impls' `from`: which one, the
+    // argument's type decides; ambiguous, not counted for either.
+    let from = answer(&i, "Any::from");
+    assert!(from.callers.is_empty());
+    assert_eq!(sites(&from.ambiguous), ["src/lib.rs:11"]);
+    // Both return `Self`: `a` is an `Any` whichever it is.
+    assert_eq!(callers(&answer(&i, "Any::as_ptr")), ["read"]);
+    // An inherent method is found before a trait impl's of that name.
+    let as_str = answer(&i, "Any::as_str");
+    let at: Vec<String> = as_str
+        .callers
+        .iter()
+        .map(|u| format!("{}:{}", u.reference.caller.join("::"), u.reference.line))
+        .collect();
+    assert_eq!(at, ["read:13"]);
+    let of_trait: Vec<_> = as_str
+        .definitions
+        .iter()
+        .filter(|d| d.symbol.line == 8)
+        .copied()
+        .collect();
+    assert_eq!(of_trait.len(), 1);
+    assert!(
+        i.references(&of_trait).is_empty(),
+        "the trait impl's as_str (line 8) is not called"
+    );
+}
+
+#[test]
+fn rust_alternative_definitions_of_one_path_are_callers_but_never_call_each_other() {
+    let (_d, i) = index(&[(
+        "src/lib.rs",
+        r#"fn helper() {}
+#[cfg(unix)]
+pub fn read() { helper(); }
+#[cfg(not(unix))]
+pub fn read() { helper(); read() }
+"#,
+    )]);
+    // Two functions call `helper`, one under each `cfg`.
+    let helper = answer(&i, "helper");
+    assert_eq!(helper.callers.len(), 2);
+    // The near miss: `read()` in one alternative is not a call of the
+    // other (one of them exists at a time): recursion, not counted.
+    assert!(answer(&i, "read").callers.is_empty());
+}

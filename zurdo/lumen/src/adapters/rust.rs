@@ -37,9 +37,29 @@
 //!   (`crate`/`self`/`super` kept, `$crate` read as `crate`); `Self::f()` →
 //!   `["f"]` on the enclosing impl's (or trait's) type; `x.load()` →
 //!   `["load"]`, member, on what `x` holds (`self`: the impl's type; a
-//!   local: its annotation, struct literal or constructor call; else
-//!   unknown), `self.a.b()` → `["a", "b"]`; `foo::<T>()` unwrapped; `<T as
-//!   Tr>::f()` → `["T", "f"]`; macro invocations `name!(…)` → `["name"]`.
+//!   local: what its binding in scope there says, below; else unknown),
+//!   `self.a.b()` → `["a", "b"]`; `foo::<T>()` unwrapped; macro invocations
+//!   `name!(…)` → `["name"]`.
+//! * Trait-qualified calls: `<T as Tr>::f()` → `["Tr", "f"]`, dispatched on
+//!   the type `T`; `Tr::f(x, …)` (`Display::fmt(self, f)`,
+//!   `fmt::Display::fmt(&*v, f)`) → the path as written, dispatched on the
+//!   first argument when it is `self` or a local of a known type (borrowed,
+//!   or dereferenced once). Resolution links them to the method of that
+//!   type's impl of a trait of that name (one taking `self`, for the second
+//!   form). A trait impl's methods record the trait (`impl fmt::Display
+//!   for V` → `["fmt", "Display"]`) and whether they take `self`.
+//! * What a local holds is scoped as Rust scopes it: a parameter in its
+//!   function, a `let` from the end of its statement to the end of its
+//!   block, a `match` arm's pattern in its guard and value, an `if let` /
+//!   `while let` pattern in its body (not the `else`), a `for` pattern and
+//!   a closure's parameters in their body; the innermost binding in scope
+//!   wins. A binding holds what its annotation says, or its initializer (a
+//!   struct literal, a constructor or function call, a method chain on a
+//!   local); through the pattern: the one field of a tuple variant (`V(s)`,
+//!   `V(ref s)`: what `V` declares), or a tuple's parts (`let (a, b) =
+//!   f()?`: the elements of the tuple `f` declares it returns, also inside
+//!   `Option`/`Result`; `let (a, b): (A, B)`). One name bound twice in one
+//!   pattern (`A(s) | B(s)`) to different things holds an unknown value.
 //! * Field reads `self.port`, `x.a.b` → the names read, on what the root
 //!   holds, not calls.
 //! * Inside macro arguments and `macro_rules!` bodies (token trees, which
