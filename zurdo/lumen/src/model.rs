@@ -252,8 +252,9 @@ impl Receiver {
     /// This receiver when an index entry can hold it, else
     /// [`Receiver::Unknown`]: an entry holds a base receiver, then at most
     /// one tuple [`Receiver::Element`] of it, then at most one
-    /// [`Receiver::Chain`] of calls on that, then at most one
-    /// [`Receiver::Dispatch`] on the whole. Adapters store receivers
+    /// [`Receiver::Chain`] of calls on that, then at most one element of
+    /// what that returns, then at most one [`Receiver::Dispatch`] on the
+    /// whole. Adapters store receivers
     /// through this, so that an entry read back equals the one written.
     pub fn storable(self) -> Receiver {
         if wire::Flat::of(&self).is_some() {
@@ -377,6 +378,7 @@ impl Serialize for FileIndex {
                     cba,
                     cbp,
                     el: flat.el,
+                    vel: flat.vel,
                     dx: flat.dx,
                 }
             })
@@ -456,13 +458,15 @@ mod wire {
 
     /// A receiver as an entry holds it: a base receiver (not a chain, an
     /// element or a dispatch), the tuple element of it (`el`, 1-based; 0:
-    /// none), the calls chained on that (`via`), and whether the whole is
-    /// what a trait-qualified call dispatches on (`dx`: 0 no, 1 its first
+    /// none), the calls chained on that (`via`), the tuple element of what
+    /// they return (`vel`, likewise), and whether the whole is what a
+    /// trait-qualified call dispatches on (`dx`: 0 no, 1 its first
     /// argument, 2 the type of `<T as Trait>`).
     pub(super) struct Flat<'r> {
         pub(super) base: &'r Receiver,
         pub(super) el: u32,
         pub(super) via: &'r [Vec<String>],
+        pub(super) vel: u32,
         pub(super) dx: u8,
     }
 
@@ -472,6 +476,7 @@ mod wire {
             base: &Receiver::Unknown,
             el: 0,
             via: &[],
+            vel: 0,
             dx: 0,
         };
 
@@ -481,17 +486,27 @@ mod wire {
                 Receiver::Dispatch { on, explicit } => (&**on, if *explicit { 2 } else { 1 }),
                 other => (other, 0),
             };
+            let element = |r: &'r Receiver| -> Option<(&'r Receiver, u32)> {
+                Some(match r {
+                    Receiver::Element(base, n) => (&**base, n.checked_add(1)?),
+                    other => (other, 0),
+                })
+            };
+            let (r, vel) = element(r)?;
             let (r, via): (&Receiver, &[Vec<String>]) = match r {
                 Receiver::Chain(base, via) if !via.is_empty() => (&**base, via.as_slice()),
                 other => (other, &[]),
             };
-            let (r, el) = match r {
-                Receiver::Element(base, n) => (&**base, n.checked_add(1)?),
-                other => (other, 0),
-            };
+            let (r, el) = element(r)?;
             match r {
                 Receiver::Chain(..) | Receiver::Element(..) | Receiver::Dispatch { .. } => None,
-                base => Some(Flat { base, el, via, dx }),
+                base => Some(Flat {
+                    base,
+                    el,
+                    via,
+                    vel,
+                    dx,
+                }),
             }
         }
     }
@@ -564,6 +579,8 @@ mod wire {
         pub(super) cbp: u32,
         #[serde(skip_serializing_if = "is_zero")]
         pub(super) el: u32,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub(super) vel: u32,
         #[serde(skip_serializing_if = "is_zero_u8")]
         pub(super) dx: u8,
     }
@@ -648,6 +665,8 @@ mod wire {
         #[serde(default)]
         el: u32,
         #[serde(default)]
+        vel: u32,
+        #[serde(default)]
         dx: u8,
     }
 
@@ -719,6 +738,10 @@ mod wire {
                         receiver
                     } else {
                         Receiver::Chain(Box::new(receiver), r.via)
+                    };
+                    let receiver = match r.vel.checked_sub(1) {
+                        Some(n) => Receiver::Element(Box::new(receiver), n),
+                        None => receiver,
                     };
                     let receiver = match r.dx {
                         0 => receiver,
@@ -827,6 +850,8 @@ mod tests {
                    let (a, b) = pair().unwrap();\n\
                    a.fmt(f);\n\
                    a.x().y();\n\
+                   let (c, d) = a.split();\n\
+                   c.z();\n\
                    Display::fmt(v, f);\n\
                    <V as Display>::fmt(v, f);\n\
                    }\n";
@@ -849,6 +874,16 @@ mod tests {
             .references
             .iter()
             .any(|r| r.path == ["fmt"] && r.receiver == element));
+        // An element of a chain: `c` in `let (c, d) = a.split()`.
+        assert!(file.references.iter().any(|r| r.path == ["z"]
+            && r.receiver
+                == Receiver::Element(
+                    Box::new(Receiver::Chain(
+                        Box::new(element.clone()),
+                        vec![vec!["split".into()]]
+                    )),
+                    0
+                )));
         // A chain on an element, and both dispatches.
         assert!(file.references.iter().any(|r| r.path == ["y"]
             && r.receiver == Receiver::Chain(Box::new(element.clone()), vec![vec!["x".into()]])));
@@ -862,8 +897,23 @@ mod tests {
         assert!(dispatches
             .iter()
             .all(|r| matches!(r, Receiver::Dispatch { .. })));
-        // What an entry cannot hold is stored as unknown.
-        let nested = Receiver::Element(Box::new(element.clone()), 1);
+        // An element of a chain on an element is held; deeper nesting is
+        // stored as unknown.
+        let chained = Receiver::Element(
+            Box::new(Receiver::Chain(
+                Box::new(element.clone()),
+                vec![vec!["x".into()]],
+            )),
+            1,
+        );
+        assert_eq!(chained.clone().storable(), chained);
+        let nested = Receiver::Element(
+            Box::new(Receiver::Chain(
+                Box::new(chained.clone()),
+                vec![vec!["y".into()]],
+            )),
+            0,
+        );
         assert_eq!(nested.storable(), Receiver::Unknown);
         assert_eq!(element.clone().storable(), element);
     }
