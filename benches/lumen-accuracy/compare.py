@@ -11,12 +11,24 @@ the number of distinct callers with the oracle's, as the verdicts of
 `[callers: X >= N]` (N the oracle's count: it should pass) and `>= N+1` (it
 should fail; for N = 0, `[callers: X]` should fail).
 
+Adjudicated verdicts: adjudicated.tsv (beside this script) lists, per
+language, package (the tree's name) and qualified name, call sites that the
+oracle cannot type but that were read in the source and judged real calls.
+Beside the raw verdict share, the line prints an "adjudicated" share, where
+the oracle's callers of a name are extended by the caller of each listed
+site: only a site where Lumen reports a call of the name (the caller then
+being Lumen's, as the oracle names callers: the file and line of the
+function's definition) and whose source line calls the name; any other
+listed site is printed as a warning and not counted, so the list cannot
+silently raise the figure.
+
 Prints one line per language and, with LUMEN_ACCURACY_VERBOSE=1, each
 sampled name's misses and extras.
 """
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -43,6 +55,44 @@ def lumen_symbols(tree):
     return out
 
 
+def adjudicated_sites(language):
+    """adjudicated.tsv's rows for `language`: (package, name) → [(file, line, why)]."""
+    out = {}
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "adjudicated.tsv")
+    if not os.path.exists(path):
+        return out
+    with open(path) as f:
+        for row in f:
+            if not row.strip() or row.startswith("#"):
+                continue
+            lang, package, name, site, why = (row.rstrip("\n").split("\t") + [""] * 5)[:5]
+            file, _, line = site.rpartition(":")
+            if lang != language or not file or not line.isdigit():
+                continue
+            out.setdefault((package, name), []).append((file, int(line), why))
+    return out
+
+
+def source_calls(tree, file, line, name):
+    """True when line `line` of `file` calls `name` (`name(` or `.name(`)."""
+    try:
+        with open(os.path.join(tree, file), encoding="utf-8", errors="replace") as f:
+            text = f.read().splitlines()
+    except OSError:
+        return False
+    if not 1 <= line <= len(text):
+        return False
+    return re.search(r"(?<![\w$])" + re.escape(name) + r"\s*\(", text[line - 1]) is not None
+
+
+def caller_id(symbols, file, caller, line):
+    """The oracle's name for Lumen's caller `caller` of a call at `file:line`:
+    `file:line` of the function's definition (of several with that path, the
+    last starting at or before the call)."""
+    lines = [l for (f, l, _), defs in symbols.items() if f == file and l <= line and any(p == caller for p, _ in defs)]
+    return f"{file}:{max(lines)}" if lines else None
+
+
 def query(zurdo, tree, name):
     done = subprocess.run([zurdo, "lumen", "query", name, "--format", "json"], cwd=tree, capture_output=True, text=True)
     try:
@@ -58,10 +108,17 @@ def main():
     hints_right = hints = 0
     pass_right = pass_total = fail_right = fail_total = 0
     names = 0
+    # The same verdicts with the oracle's callers extended by adjudicated.tsv.
+    adjudicated = adjudicated_sites(language)
+    a_pass_right = a_pass_total = a_fail_right = a_fail_total = 0
+    a_sites = 0
+    warnings = []
     for path in oracles:
         with open(path) as f:
             oracle = json.load(f)
         tree = oracle["tree"]
+        package = os.path.basename(os.path.normpath(tree))
+        sampled = set()
         symbols = lumen_symbols(tree)
         lumen_defs = {k for k, v in symbols.items() if any(kind in HINT_KINDS for _, kind in v)}
         oracle_defs = {(d["file"], d["line"], d["name"]) for d in oracle["definitions"]}
@@ -83,11 +140,32 @@ def main():
             callers = {r["caller"] for r in d["references"] if r["call"] and r["caller"] and not r["inside"]}
             found = set()
             lumen_callers = 0
+            answer = {}
             qualified = [p for p, kind in symbols.get((d["file"], d["line"], d["name"]), []) if kind in HINT_KINDS]
             if qualified:
                 answer = query(zurdo, tree, qualified[0])
                 found = {(u["file"], u["line"]) for u in answer.get("references", [])}
                 lumen_callers = len(answer.get("callers", []))
+            extended = set(callers)
+            for file, line, _why in adjudicated.get((package, qualified[0]), []) if qualified else []:
+                sampled.add(qualified[0])
+                site = f"{package} {qualified[0]} at {file}:{line}"
+                call = next(
+                    (u for u in answer.get("references", []) if u["file"] == file and u["line"] == line and u.get("call")),
+                    None,
+                )
+                if call is None or not call.get("caller"):
+                    warnings.append(f"adjudicated site not counted: {site}: Lumen reports no call from a function there")
+                    continue
+                if not source_calls(tree, file, line, qualified[0].split("::")[-1]):
+                    warnings.append(f"adjudicated site not counted: {site}: the source line does not call it")
+                    continue
+                who = caller_id(symbols, file, call["caller"], line)
+                if who is None:
+                    warnings.append(f"adjudicated site not counted: {site}: no definition of its caller {call['caller']}")
+                    continue
+                a_sites += 1
+                extended.add(who)
             r_tp += len(found & expected)
             r_oracle += len(expected)
             r_lumen += len(found)
@@ -100,6 +178,17 @@ def main():
             else:
                 fail_total += 1
                 fail_right += lumen_callers == 0
+            m = len(extended)
+            if m >= 1:
+                a_pass_total += 1
+                a_pass_right += lumen_callers >= m
+                a_fail_total += 1
+                a_fail_right += lumen_callers < m + 1
+            else:
+                a_fail_total += 1
+                a_fail_right += lumen_callers == 0
+            if VERBOSE and m != n:
+                print(f"  adjudicated: {qualified[0]}: callers oracle {n}, with adjudicated.tsv {m}, lumen {lumen_callers}")
             if VERBOSE and (found != expected or lumen_callers != n):
                 label = qualified[0] if qualified else f"{d['name']} (not defined in Lumen)"
                 print(f"  {label} [{d['kind']}] at {d['file']}:{d['line']}: callers oracle {n}, lumen {lumen_callers}")
@@ -107,13 +196,28 @@ def main():
                     print(f"    missed {m[0]}:{m[1]}")
                 for m in sorted(found - expected):
                     print(f"    extra  {m[0]}:{m[1]}")
+        # Listed names of this tree that the sample did not draw.
+        for (p, name), rows in adjudicated.items():
+            if p == package and name not in sampled:
+                warnings.append(f"adjudicated sites not used: {package} {name} ({len(rows)}): not in this sample")
     ratio = lambda a, b: a / b if b else float("nan")
     hints = pass_total + fail_total
     right = pass_right + fail_right
+    a_hints = a_pass_total + a_fail_total
+    a_right = a_pass_right + a_fail_right
+    adjudicated_note = ""
+    if adjudicated:
+        adjudicated_note = (
+            f"; adjudicated {ratio(a_right, a_hints):.3f} ({a_right}/{a_hints}; >=N {a_pass_right}/{a_pass_total},"
+            f" >=N+1 {a_fail_right}/{a_fail_total}; {a_sites} sites of adjudicated.tsv counted)"
+        )
+    for w in warnings:
+        print(f"  warning: {w}")
     print(
         f"{language:11} names {names:3}  definitions R {ratio(d_tp, d_oracle):.3f} P {ratio(d_tp, d_lumen):.3f}"
         f"  references R {ratio(r_tp, r_oracle):.3f} P {ratio(r_tp, r_lumen):.3f} ({r_oracle} oracle, {r_lumen} lumen)"
-        f"  caller hints right {ratio(right, hints):.3f} ({right}/{hints}; >=N {pass_right}/{pass_total}, >=N+1 {fail_right}/{fail_total})"
+        f"  caller hints right {ratio(right, hints):.3f} raw ({right}/{hints}; >=N {pass_right}/{pass_total}, >=N+1 {fail_right}/{fail_total})"
+        f"{adjudicated_note}"
     )
 
 

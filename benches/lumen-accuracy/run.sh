@@ -28,7 +28,14 @@
 #      every sampled name and prints, per language: definition recall and
 #      precision, reference recall and precision (sites as file:line), and
 #      the share of `[callers: X >= N]` / `>= N+1` verdicts that are right
-#      (N: the oracle's count of distinct callers).
+#      (N: the oracle's count of distinct callers), raw and "adjudicated":
+#      adjudicated.tsv lists call sites the oracle cannot type that were read
+#      in the source and judged real (language, package, qualified name,
+#      site, why); for the adjudicated share each listed site's caller joins
+#      the oracle's callers of that name, but only when Lumen reports a call
+#      of the name there and the source line calls it. Any other listed site
+#      is printed as a warning and not counted, and so is a listed name the
+#      sample did not draw.
 #   5. handcheck.py scores the hand-checked Rust and Go samples
 #      (handchecked.tsv: callers counted by hand) the same way.
 #

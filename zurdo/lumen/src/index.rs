@@ -34,8 +34,10 @@ pub const DIR: &str = ".zurdo/lumen";
 /// [`FileIndex`](crate::model::FileIndex)). 3: a file's module path and
 /// imports, classes' bases, declared types, and the receivers of member
 /// uses (issue 16). 4: TypeScript parameters' declared types and the
-/// callbacks' parameters they type.
-pub const FORMAT: u32 = 4;
+/// callbacks' parameters they type. 5: Rust bindings scoped to their block,
+/// arm or closure; the trait of a trait impl's methods, the tuple a
+/// function returns, tuple elements and trait-qualified calls' dispatch.
+pub const FORMAT: u32 = 5;
 
 /// Files larger than this are not indexed (generated or vendored code).
 pub const MAX_FILE_BYTES: u64 = 2 * 1024 * 1024;

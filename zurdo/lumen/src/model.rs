@@ -116,9 +116,22 @@ pub struct Symbol {
     pub returns: Vec<String>,
     /// For a TypeScript function, method or constructor: each parameter's
     /// declared type, and when it is a function type, its parameters'
-    /// (what a callback passed there receives).
+    /// (what a callback passed there receives). For a Rust method of a
+    /// trait impl that takes `self`: one parameter of type `Self` (what
+    /// `Trait::m(x, …)` dispatches on).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub params: Vec<Param>,
+    /// For a method of a Rust trait impl (`impl fmt::Display for T`): the
+    /// trait, as written, generics stripped (`["fmt", "Display"]`). Two
+    /// impls of different traits may define a method of one name; this
+    /// tells them apart.
+    #[serde(default, rename = "trait", skip_serializing_if = "Vec::is_empty")]
+    pub of_trait: Vec<String>,
+    /// For a function that returns a tuple (a Rust `-> (A, B)`, also inside
+    /// `Option`/`Result`): each element's type as written (empty: not a
+    /// plain type name). What `let (a, b) = f()` binds `a` and `b` to.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tuple: Vec<Vec<String>>,
 }
 
 /// A parameter's declared type (see [`Symbol::params`]).
@@ -143,7 +156,15 @@ impl Symbol {
             bases: Vec::new(),
             returns: Vec::new(),
             params: Vec::new(),
+            of_trait: Vec::new(),
+            tuple: Vec::new(),
         }
+    }
+
+    /// True for a Rust trait impl's method that takes `self` (see
+    /// [`Symbol::params`]).
+    pub fn takes_self(&self) -> bool {
+        self.params.first().is_some_and(|p| p.ty == ["Self"])
     }
 }
 
@@ -204,12 +225,43 @@ pub enum Receiver {
     /// parameter type gives its `param`th parameter (`new
     /// Observable((subscriber) => …)`).
     Param(Vec<String>, u32, u32),
+    /// The element at this position of the tuple the inner value is (`a`
+    /// and `b` in `let (a, b) = f()?`: elements 0 and 1 of what `f`
+    /// returns).
+    Element(Box<Receiver>, u32),
+    /// Not a member chain: the reference's path is a trait method written
+    /// from its trait (`Display::fmt`, `fmt::Display::fmt`), and this is
+    /// the value it dispatches on. With `explicit` false, the call's first
+    /// argument (`Display::fmt(self, f)`: `self`), which only a method
+    /// taking `self` receives; with `explicit` true, the type written in
+    /// `<T as Trait>::m(…)`.
+    Dispatch {
+        /// The value (or type) dispatched on.
+        on: Box<Receiver>,
+        /// True for `<T as Trait>::m`: `on` is the type written.
+        explicit: bool,
+    },
 }
 
 impl Receiver {
     /// True for [`Receiver::None`].
     pub fn is_none(&self) -> bool {
         *self == Receiver::None
+    }
+
+    /// This receiver when an index entry can hold it, else
+    /// [`Receiver::Unknown`]: an entry holds a base receiver, then at most
+    /// one tuple [`Receiver::Element`] of it, then at most one
+    /// [`Receiver::Chain`] of calls on that, then at most one element of
+    /// what that returns, then at most one [`Receiver::Dispatch`] on the
+    /// whole. Adapters store receivers
+    /// through this, so that an entry read back equals the one written.
+    pub fn storable(self) -> Receiver {
+        if wire::Flat::of(&self).is_some() {
+            self
+        } else {
+            Receiver::Unknown
+        }
     }
 }
 
@@ -287,29 +339,28 @@ impl Serialize for FileIndex {
                 bases: &s.bases,
                 returns: &s.returns,
                 params: &s.params,
+                of_trait: &s.of_trait,
+                tuple: &s.tuple,
             })
             .collect();
         let references: Vec<wire::ReferenceOut<'_>> = self
             .references
             .iter()
             .map(|r| {
-                let (base, via): (&Receiver, &[Vec<String>]) = match &r.receiver {
-                    Receiver::Chain(base, via) => (base, via),
-                    other => (other, &[]),
-                };
+                // A receiver an entry cannot hold is written as unknown
+                // (adapters store only ones it can: `Receiver::storable`).
+                let flat = wire::Flat::of(&r.receiver).unwrap_or(wire::Flat::UNKNOWN);
+                let base = flat.base;
                 let (cb, cba, cbp) = match base {
                     Receiver::Param(callee, a, p) => (callee.as_slice(), *a, *p),
                     _ => (&[][..], 0, 0),
                 };
                 let (this, sup, ty, of) = match base {
-                    Receiver::None
-                    | Receiver::Unknown
-                    | Receiver::Chain(..)
-                    | Receiver::Param(..) => (0, 0, &[][..], &[][..]),
                     Receiver::This(p) => (scopes.id(p), 0, &[][..], &[][..]),
                     Receiver::Super(p) => (0, scopes.id(p), &[][..], &[][..]),
                     Receiver::Type(t) => (0, 0, t.as_slice(), &[][..]),
                     Receiver::Call(c) => (0, 0, &[][..], c.as_slice()),
+                    _ => (0, 0, &[][..], &[][..]),
                 };
                 wire::ReferenceOut {
                     path: &r.path,
@@ -322,10 +373,13 @@ impl Serialize for FileIndex {
                     ty,
                     of,
                     val: *base == Receiver::Unknown,
-                    via,
+                    via: flat.via,
                     cb,
                     cba,
                     cbp,
+                    el: flat.el,
+                    vel: flat.vel,
+                    dx: flat.dx,
                 }
             })
             .collect();
@@ -398,6 +452,65 @@ mod wire {
         *n == 0
     }
 
+    fn is_zero_u8(n: &u8) -> bool {
+        *n == 0
+    }
+
+    /// A receiver as an entry holds it: a base receiver (not a chain, an
+    /// element or a dispatch), the tuple element of it (`el`, 1-based; 0:
+    /// none), the calls chained on that (`via`), the tuple element of what
+    /// they return (`vel`, likewise), and whether the whole is what a
+    /// trait-qualified call dispatches on (`dx`: 0 no, 1 its first
+    /// argument, 2 the type of `<T as Trait>`).
+    pub(super) struct Flat<'r> {
+        pub(super) base: &'r Receiver,
+        pub(super) el: u32,
+        pub(super) via: &'r [Vec<String>],
+        pub(super) vel: u32,
+        pub(super) dx: u8,
+    }
+
+    impl<'r> Flat<'r> {
+        /// [`Receiver::Unknown`], flat.
+        pub(super) const UNKNOWN: Flat<'static> = Flat {
+            base: &Receiver::Unknown,
+            el: 0,
+            via: &[],
+            vel: 0,
+            dx: 0,
+        };
+
+        /// `r` flattened, when an entry can hold it.
+        pub(super) fn of(r: &'r Receiver) -> Option<Flat<'r>> {
+            let (r, dx) = match r {
+                Receiver::Dispatch { on, explicit } => (&**on, if *explicit { 2 } else { 1 }),
+                other => (other, 0),
+            };
+            let element = |r: &'r Receiver| -> Option<(&'r Receiver, u32)> {
+                Some(match r {
+                    Receiver::Element(base, n) => (&**base, n.checked_add(1)?),
+                    other => (other, 0),
+                })
+            };
+            let (r, vel) = element(r)?;
+            let (r, via): (&Receiver, &[Vec<String>]) = match r {
+                Receiver::Chain(base, via) if !via.is_empty() => (&**base, via.as_slice()),
+                other => (other, &[]),
+            };
+            let (r, el) = element(r)?;
+            match r {
+                Receiver::Chain(..) | Receiver::Element(..) | Receiver::Dispatch { .. } => None,
+                base => Some(Flat {
+                    base,
+                    el,
+                    via,
+                    vel,
+                    dx,
+                }),
+            }
+        }
+    }
+
     fn not(b: &bool) -> bool {
         !*b
     }
@@ -430,6 +543,10 @@ mod wire {
         pub(super) returns: &'a [String],
         #[serde(skip_serializing_if = "<[Param]>::is_empty")]
         pub(super) params: &'a [Param],
+        #[serde(rename = "trait", skip_serializing_if = "<[String]>::is_empty")]
+        pub(super) of_trait: &'a [String],
+        #[serde(skip_serializing_if = "<[Vec<String>]>::is_empty")]
+        pub(super) tuple: &'a [Vec<String>],
     }
 
     #[derive(Serialize)]
@@ -460,6 +577,12 @@ mod wire {
         pub(super) cba: u32,
         #[serde(skip_serializing_if = "is_zero")]
         pub(super) cbp: u32,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub(super) el: u32,
+        #[serde(skip_serializing_if = "is_zero")]
+        pub(super) vel: u32,
+        #[serde(skip_serializing_if = "is_zero_u8")]
+        pub(super) dx: u8,
     }
 
     #[derive(Serialize)]
@@ -505,6 +628,10 @@ mod wire {
         returns: Vec<String>,
         #[serde(default)]
         params: Vec<Param>,
+        #[serde(default, rename = "trait")]
+        of_trait: Vec<String>,
+        #[serde(default)]
+        tuple: Vec<Vec<String>>,
     }
 
     #[derive(Deserialize)]
@@ -535,6 +662,12 @@ mod wire {
         cba: u32,
         #[serde(default)]
         cbp: u32,
+        #[serde(default)]
+        el: u32,
+        #[serde(default)]
+        vel: u32,
+        #[serde(default)]
+        dx: u8,
     }
 
     #[derive(Deserialize)]
@@ -573,6 +706,8 @@ mod wire {
                         bases: s.bases,
                         returns: s.returns,
                         params: s.params,
+                        of_trait: s.of_trait,
+                        tuple: s.tuple,
                     })
                 })
                 .collect::<Result<Vec<Symbol>, String>>()?;
@@ -595,10 +730,25 @@ mod wire {
                     } else {
                         Receiver::None
                     };
+                    let receiver = match r.el.checked_sub(1) {
+                        Some(n) => Receiver::Element(Box::new(receiver), n),
+                        None => receiver,
+                    };
                     let receiver = if r.via.is_empty() {
                         receiver
                     } else {
                         Receiver::Chain(Box::new(receiver), r.via)
+                    };
+                    let receiver = match r.vel.checked_sub(1) {
+                        Some(n) => Receiver::Element(Box::new(receiver), n),
+                        None => receiver,
+                    };
+                    let receiver = match r.dx {
+                        0 => receiver,
+                        dx => Receiver::Dispatch {
+                            on: Box::new(receiver),
+                            explicit: dx == 2,
+                        },
                     };
                     Ok(Reference {
                         path: r.path,
@@ -688,6 +838,84 @@ mod tests {
             c.map(|r| r.caller.join("::")).as_deref(),
             Some("deep::outer::mid::inner")
         );
+    }
+
+    #[test]
+    fn rust_tuple_elements_dispatches_and_traits_read_back_the_same() {
+        let src = "use std::fmt::{self, Display};\n\
+                   pub struct V;\n\
+                   impl Display for V { fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result { Ok(()) } }\n\
+                   fn pair() -> Option<(V, u8)> { None }\n\
+                   fn g(v: &V, f: &mut fmt::Formatter) {\n\
+                   let (a, b) = pair().unwrap();\n\
+                   a.fmt(f);\n\
+                   a.x().y();\n\
+                   let (c, d) = a.split();\n\
+                   c.z();\n\
+                   Display::fmt(v, f);\n\
+                   <V as Display>::fmt(v, f);\n\
+                   }\n";
+        let file = index_file(Language::Rust, "src/lib.rs", src.as_bytes());
+        let json = serde_json::to_string(&file).unwrap_or_default();
+        let back: Result<FileIndex, _> = serde_json::from_str(&json);
+        assert_eq!(back.ok().as_ref(), Some(&file), "{json}");
+        let fmt = file.symbols.iter().find(|s| s.path.join("::") == "V::fmt");
+        assert_eq!(
+            fmt.map(|s| (s.of_trait.clone(), s.takes_self())),
+            Some((vec!["Display".to_string()], true))
+        );
+        let pair = file.symbols.iter().find(|s| s.path.join("::") == "pair");
+        assert_eq!(
+            pair.map(|s| s.tuple.clone()),
+            Some(vec![vec!["V".to_string()], Vec::new()])
+        );
+        let element = Receiver::Element(Box::new(Receiver::Call(vec!["pair".into()])), 0);
+        assert!(file
+            .references
+            .iter()
+            .any(|r| r.path == ["fmt"] && r.receiver == element));
+        // An element of a chain: `c` in `let (c, d) = a.split()`.
+        assert!(file.references.iter().any(|r| r.path == ["z"]
+            && r.receiver
+                == Receiver::Element(
+                    Box::new(Receiver::Chain(
+                        Box::new(element.clone()),
+                        vec![vec!["split".into()]]
+                    )),
+                    0
+                )));
+        // A chain on an element, and both dispatches.
+        assert!(file.references.iter().any(|r| r.path == ["y"]
+            && r.receiver == Receiver::Chain(Box::new(element.clone()), vec![vec!["x".into()]])));
+        let dispatches: Vec<&Receiver> = file
+            .references
+            .iter()
+            .filter(|r| r.path == ["Display", "fmt"])
+            .map(|r| &r.receiver)
+            .collect();
+        assert_eq!(dispatches.len(), 2, "{:?}", file.references);
+        assert!(dispatches
+            .iter()
+            .all(|r| matches!(r, Receiver::Dispatch { .. })));
+        // An element of a chain on an element is held; deeper nesting is
+        // stored as unknown.
+        let chained = Receiver::Element(
+            Box::new(Receiver::Chain(
+                Box::new(element.clone()),
+                vec![vec!["x".into()]],
+            )),
+            1,
+        );
+        assert_eq!(chained.clone().storable(), chained);
+        let nested = Receiver::Element(
+            Box::new(Receiver::Chain(
+                Box::new(chained.clone()),
+                vec![vec!["y".into()]],
+            )),
+            0,
+        );
+        assert_eq!(nested.storable(), Receiver::Unknown);
+        assert_eq!(element.clone().storable(), element);
     }
 
     #[test]

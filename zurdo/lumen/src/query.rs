@@ -17,8 +17,16 @@
 //!   counted.
 //! * **Other sites only.** A definition's own line, and a function's uses
 //!   of itself (recursion), do not count as references or callers.
+//! * **A caller is a definition.** Two functions with one qualified path
+//!   in one file (`impl Display for V { fn fmt }` and `impl Debug for V {
+//!   fn fmt }`; a Rust function defined twice under different `#[cfg]`s, a
+//!   Python function defined in both branches of an `if`) are two callers,
+//!   told apart by where each starts. A call in one trait impl's method of
+//!   another trait impl's method of that path is not recursion; between
+//!   other definitions of one path (alternatives, of which one exists at a
+//!   time) it is.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use crate::index::Index;
 use crate::model::{FileIndex, Kind, QualifiedPath, Reference, Symbol};
@@ -62,7 +70,8 @@ pub struct Answer<'a> {
     /// member of that name (a value of unknown type): not counted.
     pub ambiguous: Vec<Use<'a>>,
     /// The distinct functions and methods among `references` that call
-    /// them, one call site each.
+    /// them, one call site each (two definitions of one path, like two
+    /// trait impls' `fmt`, are two callers).
     pub callers: Vec<Use<'a>>,
 }
 
@@ -216,6 +225,7 @@ impl Index {
             .map(|t| std::ptr::from_ref(t.symbol))
             .collect();
         let names = self.names_of(targets);
+        let mut shared = SharedPaths::default();
         for file in self.files.values() {
             for reference in &file.references {
                 if !reference.path.iter().any(|s| names.contains(s.as_str())) {
@@ -231,7 +241,7 @@ impl Index {
                     else {
                         continue;
                     };
-                    if own_site(file, reference, t) {
+                    if own_site(file, reference, t, &mut shared) {
                         continue;
                     }
                     let call = reference.call && step.index == last;
@@ -325,22 +335,94 @@ impl Index {
     }
 }
 
-/// A definition's own line, or a function's use of itself (recursion).
-fn own_site(file: &FileIndex, r: &Reference, target: &Definition<'_>) -> bool {
-    std::ptr::eq(file, target.file)
-        && (r.line == target.symbol.line
-            || (target.symbol.kind.callable() && r.caller.starts_with_path(&target.symbol.path)))
+/// A definition's own line, or a function's use of itself (recursion): a
+/// use inside a definition of the target's path, unless another definition
+/// of that path in the file holds it (see [`SharedPaths`]).
+fn own_site<'a>(
+    file: &'a FileIndex,
+    r: &Reference,
+    target: &Definition<'_>,
+    shared: &mut SharedPaths<'a>,
+) -> bool {
+    if !std::ptr::eq(file, target.file) {
+        return false;
+    }
+    if r.line == target.symbol.line {
+        return true;
+    }
+    if !(target.symbol.kind.callable() && r.caller.starts_with_path(&target.symbol.path)) {
+        return false;
+    }
+    match shared.enclosing(file, &target.symbol.path, r.line) {
+        Some(holder) if holder.line != target.symbol.line => {
+            // Another definition of the path holds the use: a method of
+            // another trait's impl is another function; an alternative
+            // definition (`#[cfg]`, `if`) stands for this one.
+            let of_trait = |s: &Symbol| s.of_trait.last().cloned();
+            !(of_trait(holder).is_some()
+                && of_trait(target.symbol).is_some()
+                && of_trait(holder) != of_trait(target.symbol))
+        }
+        _ => true,
+    }
 }
 
-/// The uses that are calls from inside a function, one per distinct caller.
+/// The uses that are calls from inside a function, one per distinct caller:
+/// a caller is a definition, so two of one path in one file are two.
 fn distinct_callers<'a>(uses: &[Use<'a>]) -> Vec<Use<'a>> {
+    let mut shared = SharedPaths::default();
     // Hashing a caller reads the digest it keeps, however deep it is.
-    let mut seen: HashSet<(&str, &QualifiedPath)> = HashSet::new();
+    let mut seen: HashSet<(&str, &QualifiedPath, u32)> = HashSet::new();
     uses.iter()
         .filter(|u| u.call && !u.reference.caller.is_empty())
-        .filter(|u| seen.insert((u.file.path.as_str(), &u.reference.caller)))
+        .filter(|u| {
+            let r = u.reference;
+            let at = shared
+                .enclosing(u.file, &r.caller, r.line)
+                .map_or(0, |s| s.line);
+            seen.insert((u.file.path.as_str(), &r.caller, at))
+        })
         .copied()
         .collect()
+}
+
+/// The functions and methods of a file that share their qualified path
+/// with another (two trait impls' `fmt`s, a function defined in both
+/// branches of an `if`): their lines by path, per file, built when a file
+/// is first asked about.
+#[derive(Default)]
+struct SharedPaths<'a> {
+    files: HashMap<*const FileIndex, HashMap<&'a QualifiedPath, Vec<&'a Symbol>>>,
+}
+
+impl<'a> SharedPaths<'a> {
+    /// When `file` defines `path` more than once: the definition a use at
+    /// `line` inside that path belongs to (the last starting at or before
+    /// it). Else `None`: the path names one definition.
+    fn enclosing(
+        &mut self,
+        file: &'a FileIndex,
+        path: &QualifiedPath,
+        line: u32,
+    ) -> Option<&'a Symbol> {
+        let shared = self
+            .files
+            .entry(std::ptr::from_ref(file))
+            .or_insert_with(|| {
+                let mut defs: HashMap<&'a QualifiedPath, Vec<&'a Symbol>> = HashMap::new();
+                for s in file.symbols.iter().filter(|s| s.kind.callable()) {
+                    defs.entry(&s.path).or_default().push(s);
+                }
+                defs.retain(|_, d| d.len() > 1);
+                defs
+            });
+        shared
+            .get(path)?
+            .iter()
+            .copied()
+            .filter(|s| s.line <= line)
+            .max_by_key(|s| s.line)
+    }
 }
 
 /// An alias's target as a name: relative-import dots, module specifiers

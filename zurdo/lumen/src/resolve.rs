@@ -182,6 +182,11 @@ enum Value<'a> {
         defs: Vec<Definition<'a>>,
         certain: bool,
     },
+    /// Rust: the methods of one name of several trait impls of a known type
+    /// (`Display::fmt` and `Debug::fmt`), one of which is named; which one
+    /// depends on the traits in scope. Ambiguous, but what calling it
+    /// returns is known when they all declare the same type.
+    Impls(Vec<Definition<'a>>),
     /// A module, by key.
     Module(String),
     /// A value of one of these types.
@@ -293,7 +298,7 @@ impl<'a> Resolver<'a> {
         let mut out = Vec::new();
         let mut value = match (&r.receiver, r.member, r.path.len()) {
             (Receiver::None, true, 1) => self.step(lang_of(file), Value::Opaque, &r.path[0], 0),
-            (Receiver::None, _, _) => {
+            (Receiver::None | Receiver::Dispatch { .. }, _, _) => {
                 let head = self.head(file, &r.path[0], &r.caller, 0);
                 if matches!(head, Value::Unbound) {
                     // Bound nowhere the index sees (a builtin, a global, a
@@ -326,6 +331,13 @@ impl<'a> Resolver<'a> {
                     value = self.namespace(key, "default", 0);
                 }
             }
+            if let Value::Impls(defs) = &value {
+                out.push(Step {
+                    index,
+                    defs: defs.clone(),
+                    certain: false,
+                });
+            }
             if let Value::Named { defs, certain } = &value {
                 out.push(Step {
                     index,
@@ -350,7 +362,93 @@ impl<'a> Resolver<'a> {
                 }
             }
         }
+        if let Receiver::Dispatch { on, explicit } = &r.receiver {
+            out.extend(self.dispatch(file, r, on, *explicit));
+        }
         out
+    }
+
+    /// A trait-qualified call `Trait::m(x, …)` (or `<T as Trait>::m(…)`)
+    /// dispatched on `on`: the method `m` of the impl of a trait named
+    /// `Trait` (its last segment) for `on`'s type, which must take `self`
+    /// unless the type is written (`explicit`). `on` of a known type: that
+    /// impl's method, counted (several such impls: ambiguous); else none.
+    fn dispatch(
+        &self,
+        file: &'a FileIndex,
+        r: &Reference,
+        on: &Receiver,
+        explicit: bool,
+    ) -> Option<Step<'a>> {
+        let last = r.path.len().checked_sub(1)?;
+        let of_trait = r.path.get(last.checked_sub(1)?)?;
+        if !r.call {
+            return None;
+        }
+        let value = match (on, explicit) {
+            (Receiver::Type(path), true) => self.instance(self.path(file, path, &r.caller), 0),
+            _ => self.receiver(file, on, &r.caller),
+        };
+        let Value::Instance(types) = value else {
+            return None;
+        };
+        let defs: Vec<Definition<'a>> = self
+            .members(&types, &r.path[last], 0)
+            .into_iter()
+            .filter(|d| d.symbol.of_trait.last() == Some(of_trait))
+            .filter(|d| explicit || d.symbol.takes_self())
+            .collect();
+        if defs.is_empty() {
+            return None;
+        }
+        Some(Step {
+            index: last,
+            certain: defs.len() == 1,
+            defs,
+        })
+    }
+
+    /// The element `n` of the tuple `inner` is: the type at `n` of the
+    /// tuple the function a call (`f()`, `x.m()`) names returns.
+    fn element(
+        &self,
+        file: &'a FileIndex,
+        inner: &Receiver,
+        n: usize,
+        caller: &QualifiedPath,
+    ) -> Value<'a> {
+        let callee = match inner {
+            Receiver::Call(path) => self.path(file, path, caller),
+            Receiver::Chain(base, calls) => {
+                let mut value = self.receiver(file, base, caller);
+                for (k, names) in calls.iter().enumerate() {
+                    if k > 0 {
+                        value = self.returned(value, 0);
+                    }
+                    for name in names {
+                        value = self.step(lang_of(file), value, name, 0);
+                    }
+                }
+                value
+            }
+            _ => return Value::Opaque,
+        };
+        let defs = match callee {
+            Value::Named {
+                defs,
+                certain: true,
+            } => defs,
+            // A value outside the index has none of its members.
+            Value::Module(_) | Value::External => return Value::External,
+            _ => return Value::Opaque,
+        };
+        let mut found = defs
+            .iter()
+            .filter_map(|d| Some((d, d.symbol.tuple.get(n).filter(|t| !t.is_empty())?)));
+        match (found.next(), found.next()) {
+            (Some((d, ty)), None) => self.typed(*d, ty, 1),
+            _ => Value::Opaque,
+        }
     }
 
     /// Every definition named `name` that is not a member or an alias.
@@ -390,7 +488,8 @@ impl<'a> Resolver<'a> {
                 }
                 value
             }
-            Receiver::None | Receiver::Unknown => Value::Opaque,
+            Receiver::Element(inner, n) => self.element(file, inner, *n as usize, caller),
+            Receiver::None | Receiver::Unknown | Receiver::Dispatch { .. } => Value::Opaque,
             Receiver::This(class) => Value::Instance(vec![self.type_ref(file, class)]),
             Receiver::Super(class) => {
                 let this = self.type_ref(file, class);
@@ -511,7 +610,7 @@ impl<'a> Resolver<'a> {
                 }
                 Value::Opaque
             }
-            Value::Named { .. } | Value::Opaque | Value::Unbound => Value::Opaque,
+            Value::Named { .. } | Value::Impls(_) | Value::Opaque | Value::Unbound => Value::Opaque,
             // A CommonJS module's default export (`new (require('./view'))`).
             Value::Module(key) if depth < MAX_DEPTH => {
                 let default = self.namespace(&key, "default", depth + 1);
@@ -527,13 +626,18 @@ impl<'a> Resolver<'a> {
 
     /// The type a definition's `returns` names (`Self`: its enclosing type).
     fn declared(&self, d: Definition<'a>, depth: usize) -> Value<'a> {
-        let returns = &d.symbol.returns;
-        if returns.len() == 1 && returns[0] == "Self" {
+        self.typed(d, &d.symbol.returns, depth)
+    }
+
+    /// An instance of the type `ty`, written in the signature of `d`
+    /// (`Self`: `d`'s enclosing type).
+    fn typed(&self, d: Definition<'a>, ty: &[String], depth: usize) -> Value<'a> {
+        if ty.len() == 1 && ty[0] == "Self" {
             let parent = d.symbol.path.parent();
             return Value::Instance(vec![self.type_ref(d.file, &parent)]);
         }
         let caller = d.symbol.path.parent();
-        self.instance(self.path(d.file, returns, &caller), depth + 1)
+        self.instance(self.path(d.file, ty, &caller), depth + 1)
     }
 
     /// What calling what `value` names returns: an instance of a class, or
@@ -566,6 +670,25 @@ impl<'a> Resolver<'a> {
                 }
             }
             Value::Module(_) | Value::External => Value::External,
+            // Whichever impl's method is called, when they all return one
+            // type, the value is of that type.
+            Value::Impls(defs) if depth < MAX_DEPTH => {
+                let mut types: Option<Vec<TypeRef<'a>>> = None;
+                for d in &defs {
+                    if d.symbol.returns.is_empty() {
+                        return Value::Opaque;
+                    }
+                    let Value::Instance(these) = self.declared(*d, depth + 1) else {
+                        return Value::Opaque;
+                    };
+                    match &types {
+                        Some(seen) if !same_types(seen, &these) => return Value::Opaque,
+                        Some(_) => {}
+                        None => types = Some(these),
+                    }
+                }
+                types.map_or(Value::Opaque, Value::Instance)
+            }
             _ => Value::Opaque,
         }
     }
@@ -1051,9 +1174,11 @@ impl<'a> Resolver<'a> {
                     })
                     .collect();
                 if !types.is_empty() {
-                    let found = self.members(&types, name, 0);
+                    let (found, one) = impl_of(language, self.members(&types, name, 0));
                     return if found.is_empty() {
                         Value::External
+                    } else if certain && !one {
+                        Value::Impls(found)
                     } else {
                         Value::Named {
                             defs: found,
@@ -1075,16 +1200,27 @@ impl<'a> Resolver<'a> {
                 self.step(language, on, name, depth + 1)
             }
             Value::Instance(types) => {
-                let found = self.members(&types, name, 0);
+                let (found, one) = impl_of(language, self.members(&types, name, 0));
                 if found.is_empty() {
                     Value::External
-                } else {
+                } else if one {
                     Value::Named {
                         defs: found,
                         certain: true,
                     }
+                } else {
+                    Value::Impls(found)
                 }
             }
+            Value::Impls(defs) => self.step(
+                language,
+                Value::Named {
+                    defs,
+                    certain: false,
+                },
+                name,
+                depth + 1,
+            ),
             Value::Opaque | Value::Unbound => {
                 let candidates: Vec<Definition<'a>> = self
                     .tables
@@ -1104,9 +1240,14 @@ impl<'a> Resolver<'a> {
                 let unique = owners.len() == 1
                     && matches!(value, Value::Opaque)
                     && !builtin_member(language, name);
+                let (candidates, one) = if unique {
+                    impl_of(language, candidates)
+                } else {
+                    (candidates, true)
+                };
                 Value::Named {
                     defs: candidates,
-                    certain: unique,
+                    certain: unique && one,
                 }
             }
             Value::External => Value::External,
@@ -1190,6 +1331,33 @@ impl<'a> Resolver<'a> {
             _ => Vec::new(),
         }
     }
+}
+
+/// True when two lists name the same types (by key).
+fn same_types(a: &[TypeRef<'_>], b: &[TypeRef<'_>]) -> bool {
+    let keys = |t: &[TypeRef<'_>]| t.iter().map(|t| t.key.clone()).collect::<HashSet<String>>();
+    keys(a) == keys(b)
+}
+
+/// Rust: which of a type's same-named members `x.m()` or `T::m()` calls.
+/// An inherent method (or a field) is found before any trait's; among
+/// several trait impls' methods only (`impl Display` and `impl Debug`,
+/// each with `fmt`), the one called depends on the traits in scope, which
+/// Lumen does not read: ambiguous (`false`). Other languages: all, and
+/// `true`.
+fn impl_of(lang: Lang, defs: Vec<Definition<'_>>) -> (Vec<Definition<'_>>, bool) {
+    if lang != Lang::Rust || defs.len() < 2 {
+        return (defs, true);
+    }
+    let of_trait =
+        |d: &Definition<'_>| d.symbol.kind == Kind::Method && !d.symbol.of_trait.is_empty();
+    if defs.iter().all(of_trait) {
+        return (defs, false);
+    }
+    if defs.iter().any(of_trait) {
+        return (defs.into_iter().filter(|d| !of_trait(d)).collect(), true);
+    }
+    (defs, true)
 }
 
 /// The module path of a JavaScript/TypeScript file at `path` (no

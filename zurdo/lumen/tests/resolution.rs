@@ -618,3 +618,274 @@ fn a_name_that_is_a_whole_path_names_that_definition_alone() {
         ["command::Command::option"]
     );
 }
+
+// ---- Rust: bindings scoped to their arm, block or body ----------------------
+
+/// Three strategies with an `is_match` each, and an enum whose variants
+/// hold two of them (globset's `GlobSetMatchStrategy`).
+const STRATEGIES: &str = r#"pub struct Lit;
+impl Lit { pub fn is_match(&self) -> bool { true } }
+pub struct Ext;
+impl Ext { pub fn is_match(&self) -> bool { false } }
+pub struct Other;
+impl Other { pub fn is_match(&self) -> bool { false } }
+enum Strategy { Literal(Lit), Basename(Lit), Extension(Ext), Unit }
+impl Strategy {
+    fn is_match(&self) -> bool {
+        use self::Strategy::*;
+        match *self {
+            Literal(ref s) => s.is_match(),
+            Basename(ref s) => s.is_match(),
+            Extension(ref s) => s.is_match(),
+            Unit => false,
+        }
+    }
+    fn ext_only(&self) -> bool {
+        match self { Strategy::Extension(s) => s.is_match(), _ => false }
+    }
+}
+fn scoped(v: &Strategy, s: &Other) -> bool {
+    if let Strategy::Literal(s) = v { s.is_match(); }
+    s.is_match()
+}
+fn shadowed(s: &Other) -> bool {
+    { let s = Ext {}; s.is_match(); }
+    s.is_match()
+}
+fn outside(v: Option<Lit>) -> bool {
+    match v { Some(s) => s.is_match(), None => false }
+}
+"#;
+
+#[test]
+fn rust_a_match_arm_binding_has_the_type_of_its_variants_field() {
+    let (_d, i) = index(&[("src/lib.rs", STRATEGIES)]);
+    // Each arm's `s` is its own variant's field: `Literal` and `Basename`
+    // hold a `Lit`, `Extension` an `Ext`.
+    let lit = answer(&i, "Lit::is_match");
+    assert_eq!(
+        sites(&lit.references),
+        ["src/lib.rs:12", "src/lib.rs:13", "src/lib.rs:23"]
+    );
+    assert_eq!(callers(&lit), ["Strategy::is_match", "scoped"]);
+    let ext = answer(&i, "Ext::is_match");
+    assert_eq!(
+        callers(&ext),
+        ["Strategy::ext_only", "Strategy::is_match", "shadowed"]
+    );
+    // The near miss: an arm of another variant is not a use, and nothing
+    // about these arms is left ambiguous.
+    assert_eq!(
+        sites(&ext.references),
+        ["src/lib.rs:14", "src/lib.rs:19", "src/lib.rs:27"]
+    );
+    assert!(
+        lit.ambiguous.iter().all(|u| u.reference.line == 31),
+        "{:?}",
+        sites(&lit.ambiguous)
+    );
+}
+
+#[test]
+fn rust_a_binding_ends_with_its_arm_body_or_block() {
+    let (_d, i) = index(&[("src/lib.rs", STRATEGIES)]);
+    // After `if let Strategy::Literal(s) = v { … }` and after the block
+    // with `let s = Ext {}`, `s` is the parameter again: an `Other`.
+    let other = answer(&i, "Other::is_match");
+    assert_eq!(sites(&other.references), ["src/lib.rs:24", "src/lib.rs:28"]);
+    assert_eq!(callers(&other), ["scoped", "shadowed"]);
+    // A variant the index does not declare (`Some`) gives its binding no
+    // type: the call stays ambiguous, for every type with that method.
+    for name in ["Lit::is_match", "Ext::is_match", "Other::is_match"] {
+        let a = answer(&i, name);
+        assert_eq!(sites(&a.ambiguous), ["src/lib.rs:31"], "{name}");
+        assert!(!callers(&a).contains(&"outside".to_string()), "{name}");
+    }
+}
+
+#[test]
+fn rust_a_destructured_tuple_has_the_types_the_function_returns() {
+    let (_d, i) = index(&[(
+        "src/lib.rs",
+        r#"pub struct Pre;
+impl Pre { pub fn is_empty(&self) -> bool { true } }
+pub struct Build;
+impl Build { pub fn is_empty(&self) -> bool { true } }
+fn pre(text: &str) -> Result<(Pre, &str), ()> { Err(()) }
+fn both() -> (Build, Pre) { (Build, Pre) }
+fn parse(text: &str) -> Result<(), ()> {
+    let (pre, rest) = if text.starts_with('-') {
+        let (pre, rest) = pre(text)?;
+        if pre.is_empty() {}
+        (pre, rest)
+    } else {
+        (Pre, text)
+    };
+    let (b, p) = both();
+    b.is_empty();
+    p.is_empty();
+    let (x, y): (Build, Pre) = both();
+    x.is_empty();
+    pre.is_empty();
+    Ok(())
+}
+"#,
+    )]);
+    // `let (pre, rest) = pre(text)?`: `pre` is the first element of the
+    // tuple `pre` returns (in a `Result`), in the block it is bound in.
+    let pre = answer(&i, "Pre::is_empty");
+    assert_eq!(sites(&pre.references), ["src/lib.rs:10", "src/lib.rs:17"]);
+    let build = answer(&i, "Build::is_empty");
+    assert_eq!(sites(&build.references), ["src/lib.rs:16", "src/lib.rs:19"]);
+    // The near miss: the outer `pre`, bound to an `if` (whose type syntax
+    // does not tell), is not typed by the inner one: ambiguous, not
+    // counted for either.
+    for a in [&pre, &build] {
+        assert_eq!(sites(&a.ambiguous), ["src/lib.rs:20"]);
+    }
+}
+
+// ---- Rust: trait-qualified calls and trait impls' methods ----------------
+
+const FORMATTING: &str = r#"use std::fmt::{self, Debug, Display};
+pub struct Version;
+impl Display for Version { fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result { helper() } }
+impl Debug for Version { fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result { helper(); Display::fmt(self, f) } }
+pub struct Error;
+impl Display for Error { fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result { Ok(()) } }
+impl Debug for Error { fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result { Ok(()) } }
+fn helper() -> fmt::Result { Ok(()) }
+pub fn show(v: &Version, f: &mut fmt::Formatter) { let _ = fmt::Display::fmt(&*v, f); }
+pub fn explicit(f: &mut fmt::Formatter) { let _ = <Error as Debug>::fmt(&Error, f); }
+pub fn unknown(x: &dyn Display, f: &mut fmt::Formatter) { let _ = Display::fmt(x, f); }
+pub fn through_self(v: &Version, f: &mut fmt::Formatter) { let _ = v.fmt(f); }
+pub struct Meters;
+impl From<Meters> for Version { fn from(m: Meters) -> Version { Version } }
+pub fn convert(m: Meters) -> Version { From::from(m) }
+pub fn build(v: Version) -> Version { From::from(v) }
+"#;
+
+#[test]
+fn rust_a_trait_qualified_call_reaches_the_impl_for_its_first_argument() {
+    let (_d, i) = index(&[("src/lib.rs", FORMATTING)]);
+    // `Display::fmt(self, f)` in `impl Debug for Version` calls Version's
+    // Display `fmt` (line 3), not recursion; `fmt::Display::fmt(&*v, f)`
+    // with `v: &Version` too.
+    let version = answer(&i, "Version::fmt");
+    let display: Vec<String> = version
+        .callers
+        .iter()
+        .map(|u| format!("{}:{}", u.reference.caller.join("::"), u.reference.line))
+        .collect();
+    assert_eq!(display, ["Version::fmt:4", "show:9"]);
+    // `<Error as Debug>::fmt(…)`: the type written, its Debug impl.
+    let error = answer(&i, "Error::fmt");
+    assert_eq!(callers(&error), ["explicit"]);
+    assert_eq!(sites(&error.references), ["src/lib.rs:10"]);
+    // The near misses: another type's `fmt` is not called by
+    // `Display::fmt(self, f)`; a first argument of unknown type reaches no
+    // impl; `v.fmt(f)`, with two traits giving `Version` an `fmt`, is
+    // ambiguous, not counted.
+    assert!(!callers(&error).contains(&"Version::fmt".to_string()));
+    assert!(!callers(&version).contains(&"unknown".to_string()));
+    assert!(!callers(&error).contains(&"unknown".to_string()));
+    assert_eq!(sites(&version.ambiguous), ["src/lib.rs:12"]);
+    // `From::from(m)`: `from` takes no `self`, so the first argument is not
+    // what it dispatches on (the impl is chosen by the result's type).
+    assert!(answer(&i, "Version::from").callers.is_empty());
+}
+
+#[test]
+fn rust_two_trait_impls_methods_of_one_path_are_two_callers() {
+    let (_d, i) = index(&[("src/lib.rs", FORMATTING)]);
+    // `impl Display for Version { fn fmt }` and `impl Debug for Version {
+    // fn fmt }` share the path `Version::fmt`; each calls `helper`.
+    let helper = answer(&i, "helper");
+    let at: Vec<String> = helper
+        .callers
+        .iter()
+        .map(|u| format!("{}:{}", u.reference.caller.join("::"), u.reference.line))
+        .collect();
+    assert_eq!(at.len(), 2, "{at:?}");
+    assert!(
+        at.contains(&"Version::fmt:3".to_string()) && at.contains(&"Version::fmt:4".to_string())
+    );
+    // The name still names both definitions.
+    assert_eq!(
+        defined(&answer(&i, "Version::fmt")),
+        ["src/lib.rs:3", "src/lib.rs:4"]
+    );
+    // The near miss: two calls in one function are one caller.
+    let (_d, j) = index(&[(
+        "src/lib.rs",
+        "fn helper() {}\nfn twice() { helper(); helper(); }\n",
+    )]);
+    assert_eq!(callers(&answer(&j, "helper")), ["twice"]);
+}
+
+#[test]
+fn rust_which_of_a_types_same_named_methods_a_call_reaches() {
+    let (_d, i) = index(&[(
+        "src/lib.rs",
+        r#"pub struct Any;
+pub struct V4;
+pub struct V6;
+impl From<V4> for Any { fn from(a: V4) -> Self { Any } }
+impl From<V6> for Any { fn from(a: V6) -> Self { Any } }
+impl Any { pub fn as_ptr(&self) -> u8 { 0 } }
+pub trait Arg { fn as_str(&self) -> u8; }
+impl Arg for Any { fn as_str(&self) -> u8 { 1 } }
+impl Any { pub fn as_str(&self) -> u8 { 2 } }
+fn read() -> u8 {
+    let a = Any::from(V6);
+    a.as_ptr();
+    a.as_str()
+}
+"#,
+    )]);
+    // `Any::from(V6)` is one of two `From` impls' `from`: which one, the
+    // argument's type decides; ambiguous, not counted for either.
+    let from = answer(&i, "Any::from");
+    assert!(from.callers.is_empty());
+    assert_eq!(sites(&from.ambiguous), ["src/lib.rs:11"]);
+    // Both return `Self`: `a` is an `Any` whichever it is.
+    assert_eq!(callers(&answer(&i, "Any::as_ptr")), ["read"]);
+    // An inherent method is found before a trait impl's of that name.
+    let as_str = answer(&i, "Any::as_str");
+    let at: Vec<String> = as_str
+        .callers
+        .iter()
+        .map(|u| format!("{}:{}", u.reference.caller.join("::"), u.reference.line))
+        .collect();
+    assert_eq!(at, ["read:13"]);
+    let of_trait: Vec<_> = as_str
+        .definitions
+        .iter()
+        .filter(|d| d.symbol.line == 8)
+        .copied()
+        .collect();
+    assert_eq!(of_trait.len(), 1);
+    assert!(
+        i.references(&of_trait).is_empty(),
+        "the trait impl's as_str (line 8) is not called"
+    );
+}
+
+#[test]
+fn rust_alternative_definitions_of_one_path_are_callers_but_never_call_each_other() {
+    let (_d, i) = index(&[(
+        "src/lib.rs",
+        r#"fn helper() {}
+#[cfg(unix)]
+pub fn read() { helper(); }
+#[cfg(not(unix))]
+pub fn read() { helper(); read() }
+"#,
+    )]);
+    // Two functions call `helper`, one under each `cfg`.
+    let helper = answer(&i, "helper");
+    assert_eq!(helper.callers.len(), 2);
+    // The near miss: `read()` in one alternative is not a call of the
+    // other (one of them exists at a time): recursion, not counted.
+    assert!(answer(&i, "read").callers.is_empty());
+}

@@ -37,9 +37,29 @@
 //!   (`crate`/`self`/`super` kept, `$crate` read as `crate`); `Self::f()` →
 //!   `["f"]` on the enclosing impl's (or trait's) type; `x.load()` →
 //!   `["load"]`, member, on what `x` holds (`self`: the impl's type; a
-//!   local: its annotation, struct literal or constructor call; else
-//!   unknown), `self.a.b()` → `["a", "b"]`; `foo::<T>()` unwrapped; `<T as
-//!   Tr>::f()` → `["T", "f"]`; macro invocations `name!(…)` → `["name"]`.
+//!   local: what its binding in scope there says, below; else unknown),
+//!   `self.a.b()` → `["a", "b"]`; `foo::<T>()` unwrapped; macro invocations
+//!   `name!(…)` → `["name"]`.
+//! * Trait-qualified calls: `<T as Tr>::f()` → `["Tr", "f"]`, dispatched on
+//!   the type `T`; `Tr::f(x, …)` (`Display::fmt(self, f)`,
+//!   `fmt::Display::fmt(&*v, f)`) → the path as written, dispatched on the
+//!   first argument when it is `self` or a local of a known type (borrowed,
+//!   or dereferenced once). Resolution links them to the method of that
+//!   type's impl of a trait of that name (one taking `self`, for the second
+//!   form). A trait impl's methods record the trait (`impl fmt::Display
+//!   for V` → `["fmt", "Display"]`) and whether they take `self`.
+//! * What a local holds is scoped as Rust scopes it: a parameter in its
+//!   function, a `let` from the end of its statement to the end of its
+//!   block, a `match` arm's pattern in its guard and value, an `if let` /
+//!   `while let` pattern in its body (not the `else`), a `for` pattern and
+//!   a closure's parameters in their body; the innermost binding in scope
+//!   wins. A binding holds what its annotation says, or its initializer (a
+//!   struct literal, a constructor or function call, a method chain on a
+//!   local); through the pattern: the one field of a tuple variant (`V(s)`,
+//!   `V(ref s)`: what `V` declares), or a tuple's parts (`let (a, b) =
+//!   f()?`: the elements of the tuple `f` declares it returns, also inside
+//!   `Option`/`Result`; `let (a, b): (A, B)`). One name bound twice in one
+//!   pattern (`A(s) | B(s)`) to different things holds an unknown value.
 //! * Field reads `self.port`, `x.a.b` → the names read, on what the root
 //!   holds, not calls.
 //! * Inside macro arguments and `macro_rules!` bodies (token trees, which
@@ -79,7 +99,7 @@ use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 use super::{line, Extracted};
-use crate::model::{Kind, QualifiedPath, Receiver, Reference};
+use crate::model::{Kind, Param, QualifiedPath, Receiver, Reference};
 use tree_sitter::{Node, Tree};
 
 /// Extracts definitions and references from a parsed Rust file; `module` is
@@ -90,6 +110,8 @@ pub fn extract(tree: &Tree, source: &[u8], module: &[String]) -> Extracted {
         module: QualifiedPath::from(module),
         frames: Vec::new(),
         generics: HashMap::new(),
+        bound: HashMap::new(),
+        scopes: Vec::new(),
         out: Extracted::for_source(source),
     };
     walker.run(tree.root_node());
@@ -124,9 +146,9 @@ struct Frame {
     /// For a function: the names its parameters and body bind (see
     /// [`Walker::locals`]); never recorded as uses.
     locals: HashSet<String>,
-    /// What those locals hold, when an annotation, a struct literal or a
-    /// constructor call says so (`None`: several or unknown values).
-    types: HashMap<String, Option<Receiver>>,
+    /// For a trait impl (`impl fmt::Display for T`): the trait as written,
+    /// generics stripped.
+    of_trait: Vec<String>,
 }
 
 /// A frame as entered, with what it inherits from the frames around it
@@ -155,6 +177,28 @@ enum Work<'t> {
     Emit(Reference),
     /// Leave the innermost frame.
     Leave,
+    /// Open a lexical scope (a block, a match arm, the body of an `if let`,
+    /// a loop or a closure): the names bound in it are dropped at its
+    /// [`Work::Close`].
+    Open,
+    /// Close the innermost lexical scope.
+    Close,
+    /// Bind the names `pattern` binds, in the innermost lexical scope, with
+    /// what `value` (a `let` initializer) or `ty` (an annotation) says
+    /// they hold.
+    Bind {
+        pattern: Node<'t>,
+        value: Option<Node<'t>>,
+        ty: Option<Node<'t>>,
+    },
+}
+
+/// One binding of a local name.
+struct Binding {
+    /// The index of the function frame it belongs to.
+    function: usize,
+    /// What it holds, when syntax says (`None`: unknown).
+    held: Option<Receiver>,
 }
 
 /// Rust keywords the grammar leaves as `identifier` inside token trees, or
@@ -192,6 +236,11 @@ struct Walker<'s> {
     /// How many entered frames declare each generic parameter name (kept
     /// as frames are entered and left, so a lookup does not walk them).
     generics: HashMap<String, usize>,
+    /// The bindings in scope of each local name, innermost last (kept as
+    /// lexical scopes open and close, so a lookup does not walk them).
+    bound: HashMap<String, Vec<Binding>>,
+    /// The names each open lexical scope bound, innermost last.
+    scopes: Vec<Vec<String>>,
     out: Extracted,
 }
 
@@ -204,6 +253,9 @@ impl<'s> Walker<'s> {
                 Work::Pattern(node) => self.pattern(node, &mut stack),
                 Work::Emit(reference) => self.out.references.push(reference),
                 Work::Leave => self.leave(),
+                Work::Open => self.open(),
+                Work::Close => self.close(),
+                Work::Bind { pattern, value, ty } => self.bind(pattern, value, ty),
             }
         }
     }
@@ -217,23 +269,60 @@ impl<'s> Walker<'s> {
                     Kind::Function
                 };
                 let name = self.define_named(node, kind);
-                let returns = node
-                    .child_by_field_name("return_type")
-                    .map(|t| self.type_path(t))
-                    .unwrap_or_default();
+                let return_type = node.child_by_field_name("return_type");
+                let returns = return_type.map(|t| self.type_path(t)).unwrap_or_default();
+                let tuple = return_type.map(|t| self.tuple_types(t)).unwrap_or_default();
+                // A trait impl's method: its trait, and whether it takes
+                // `self` (what `Trait::m(x, …)` dispatches on).
+                let of_trait = match self.frames.last() {
+                    Some(f) if kind == Kind::Method => f.frame.of_trait.clone(),
+                    _ => Vec::new(),
+                };
+                let params = node.child_by_field_name("parameters");
+                let takes_self = params.is_some_and(|p| {
+                    let mut c = p.walk();
+                    let found = p
+                        .named_children(&mut c)
+                        .any(|p| p.kind() == "self_parameter");
+                    found
+                });
                 if let (Some(symbol), true) = (self.out.last_symbol(), name.is_some()) {
                     symbol.returns = returns;
+                    symbol.tuple = tuple;
+                    if !of_trait.is_empty() && takes_self {
+                        symbol.params = vec![Param {
+                            ty: vec!["Self".to_string()],
+                            callback: Vec::new(),
+                        }];
+                    }
+                    symbol.of_trait = of_trait;
                 }
-                let (locals, types) = self.locals(node);
+                let locals = self.locals(node);
                 let frame = Frame {
                     name,
                     scope: Scope::Function,
                     generics: self.generics(node),
                     self_type: None,
                     locals,
-                    types,
+                    of_trait: Vec::new(),
                 };
+                // The parameters are bound in the whole function: a scope
+                // opened on entering it, closed after leaving it.
+                stack.push(Work::Close);
                 self.enter(stack, node, frame, &skip_name(node));
+                self.open();
+                if let Some(params) = params {
+                    let mut c = params.walk();
+                    let params: Vec<Node<'t>> = params
+                        .named_children(&mut c)
+                        .filter(|p| p.kind() == "parameter")
+                        .collect();
+                    for p in params {
+                        if let Some(pattern) = p.child_by_field_name("pattern") {
+                            self.bind(pattern, None, p.child_by_field_name("type"));
+                        }
+                    }
+                }
             }
             "struct_item" | "union_item" | "enum_item" | "trait_item" => {
                 let (kind, scope) = match node.kind() {
@@ -252,7 +341,7 @@ impl<'s> Walker<'s> {
                     scope,
                     generics: self.generics(node),
                     locals: HashSet::new(),
-                    types: HashMap::new(),
+                    of_trait: Vec::new(),
                 };
                 self.enter(stack, node, frame, &skip_name(node));
             }
@@ -280,7 +369,7 @@ impl<'s> Walker<'s> {
                     generics: Vec::new(),
                     self_type: None,
                     locals: HashSet::new(),
-                    types: HashMap::new(),
+                    of_trait: Vec::new(),
                 };
                 self.enter(stack, node, frame, &skip_name(node));
             }
@@ -294,7 +383,7 @@ impl<'s> Walker<'s> {
                         generics: Vec::new(),
                         self_type: None,
                         locals: HashSet::new(),
-                        types: HashMap::new(),
+                        of_trait: Vec::new(),
                     };
                     self.enter(stack, node, frame, &skip_name(node));
                 }
@@ -307,7 +396,7 @@ impl<'s> Walker<'s> {
                     generics: self.generics(node),
                     self_type: None,
                     locals: HashSet::new(),
-                    types: HashMap::new(),
+                    of_trait: Vec::new(),
                 };
                 self.enter(stack, node, frame, &skip_name(node));
             }
@@ -328,6 +417,124 @@ impl<'s> Walker<'s> {
                 push_children(stack, node, &skip_name(node));
             }
             "field_expression" => self.chain(node, false, stack),
+            "block" => {
+                stack.push(Work::Close);
+                push_children(stack, node, &[]);
+                stack.push(Work::Open);
+            }
+            "let_declaration" => {
+                // Bound after the whole statement: not in its own
+                // initializer or `else` block.
+                if let Some(pattern) = node.child_by_field_name("pattern") {
+                    stack.push(Work::Bind {
+                        pattern,
+                        value: node.child_by_field_name("value"),
+                        ty: node.child_by_field_name("type"),
+                    });
+                }
+                push_children(stack, node, &[]);
+            }
+            "match_arm" => {
+                // The pattern's names are bound in the guard and the value.
+                let mut work = vec![Work::Open];
+                if let Some(pattern) = node.child_by_field_name("pattern") {
+                    let condition = pattern.child_by_field_name("condition");
+                    let mut c = pattern.walk();
+                    let inner: Vec<Node<'t>> = pattern
+                        .named_children(&mut c)
+                        .filter(|p| Some(p.id()) != condition.map(|c| c.id()))
+                        .collect();
+                    for p in inner {
+                        work.push(Work::Pattern(p));
+                        work.push(Work::Bind {
+                            pattern: p,
+                            value: None,
+                            ty: None,
+                        });
+                    }
+                    if let Some(condition) = condition {
+                        condition_work(condition, &mut work);
+                    }
+                }
+                if let Some(value) = node.child_by_field_name("value") {
+                    work.push(Work::Visit(value));
+                }
+                work.push(Work::Close);
+                stack.extend(work.into_iter().rev());
+            }
+            "if_expression" | "while_expression" => {
+                // `if let P = v { … } else { … }`: P's names are bound in
+                // the body only.
+                let mut work = vec![Work::Open];
+                if let Some(condition) = node.child_by_field_name("condition") {
+                    condition_work(condition, &mut work);
+                }
+                let body = if node.kind() == "if_expression" {
+                    "consequence"
+                } else {
+                    "body"
+                };
+                if let Some(body) = node.child_by_field_name(body) {
+                    work.push(Work::Visit(body));
+                }
+                work.push(Work::Close);
+                if let Some(alternative) = node.child_by_field_name("alternative") {
+                    work.push(Work::Visit(alternative));
+                }
+                stack.extend(work.into_iter().rev());
+            }
+            "for_expression" => {
+                let mut work = Vec::new();
+                let pattern = node.child_by_field_name("pattern");
+                if let Some(p) = pattern {
+                    work.push(Work::Pattern(p));
+                }
+                if let Some(value) = node.child_by_field_name("value") {
+                    work.push(Work::Visit(value));
+                }
+                work.push(Work::Open);
+                if let Some(p) = pattern {
+                    work.push(Work::Bind {
+                        pattern: p,
+                        value: None,
+                        ty: None,
+                    });
+                }
+                if let Some(body) = node.child_by_field_name("body") {
+                    work.push(Work::Visit(body));
+                }
+                work.push(Work::Close);
+                stack.extend(work.into_iter().rev());
+            }
+            "closure_expression" => {
+                let mut work = vec![Work::Open];
+                if let Some(params) = node.child_by_field_name("parameters") {
+                    work.push(Work::Visit(params));
+                    let mut c = params.walk();
+                    for p in params.named_children(&mut c) {
+                        let (pattern, ty) = if p.kind() == "parameter" {
+                            match p.child_by_field_name("pattern") {
+                                Some(pattern) => (pattern, p.child_by_field_name("type")),
+                                None => continue,
+                            }
+                        } else {
+                            (p, None)
+                        };
+                        work.push(Work::Bind {
+                            pattern,
+                            value: None,
+                            ty,
+                        });
+                    }
+                }
+                for field in ["return_type", "body"] {
+                    if let Some(child) = node.child_by_field_name(field) {
+                        work.push(Work::Visit(child));
+                    }
+                }
+                work.push(Work::Close);
+                stack.extend(work.into_iter().rev());
+            }
             "macro_definition" => {
                 self.define_named(node, Kind::Macro);
                 push_children(stack, node, &skip_name(node));
@@ -411,78 +618,15 @@ impl<'s> Walker<'s> {
 
     /// The names a function binds: its parameters, and every `let`, `for`,
     /// `if let`/`while let`, `match` arm and closure parameter in its body,
-    /// wherever they are (one set per function, no block scoping). Nested
-    /// `fn` items have their own set; macro token trees are not parsed and
-    /// bind nothing. UPPER_CASE names in patterns are constants, not
-    /// bindings.
-    fn locals(&self, function: Node<'_>) -> (HashSet<String>, HashMap<String, Option<Receiver>>) {
+    /// wherever they are (one set per function: none of them is a use
+    /// anywhere in it). Nested `fn` items have their own set; macro token
+    /// trees are not parsed and bind nothing. UPPER_CASE names in patterns
+    /// are constants, not bindings. What each holds is scoped (see
+    /// [`Walker::bind`]).
+    fn locals(&self, function: Node<'_>) -> HashSet<String> {
         let mut names = HashSet::new();
-        let mut types: HashMap<String, Option<Receiver>> = HashMap::new();
         let mut stack = vec![(function, false)];
         while let Some((node, in_pattern)) = stack.pop() {
-            // `let x: T = …`, `let x = T::new()`, `x: &T`: what `x` holds.
-            let typed = match node.kind() {
-                "let_declaration" => node.child_by_field_name("pattern").map(|p| {
-                    let held = match node.child_by_field_name("type") {
-                        Some(t) => Some(self.type_path(t))
-                            .filter(|t| !t.is_empty())
-                            .map(Receiver::Type),
-                        None => node
-                            .child_by_field_name("value")
-                            .and_then(|v| self.held(v, &types)),
-                    };
-                    (p, held)
-                }),
-                // `V(x)`, `V(ref x)` in a pattern: what the variant holds.
-                "tuple_struct_pattern" => {
-                    let ty = node.child_by_field_name("type");
-                    let mut c = node.walk();
-                    let parts: Vec<Node<'_>> = node
-                        .named_children(&mut c)
-                        .filter(|p| Some(p.id()) != ty.map(|t| t.id()))
-                        .collect();
-                    match (ty, parts.as_slice()) {
-                        (Some(ty), [one]) => {
-                            let bound = if one.kind() == "ref_pattern" {
-                                one.named_child(0)
-                            } else {
-                                Some(*one)
-                            };
-                            let (path, _) = self.segments(ty);
-                            bound.map(|b| (b, Some(Receiver::Call(self.self_resolved(path)))))
-                        }
-                        _ => None,
-                    }
-                }
-                "parameter" => node.child_by_field_name("pattern").map(|p| {
-                    let held = node
-                        .child_by_field_name("type")
-                        .map(|t| self.type_path(t))
-                        .filter(|t| !t.is_empty())
-                        .map(Receiver::Type);
-                    (p, held)
-                }),
-                _ => None,
-            };
-            if let Some((pattern, held)) = typed {
-                let pattern = if pattern.kind() == "mut_pattern" {
-                    pattern.named_child(0).unwrap_or(pattern)
-                } else {
-                    pattern
-                };
-                if pattern.kind() == "identifier" {
-                    let name = self.text(pattern);
-                    match types.get(&name) {
-                        Some(existing) if *existing != held => {
-                            types.insert(name, None);
-                        }
-                        Some(_) => {}
-                        None => {
-                            types.insert(name, held);
-                        }
-                    }
-                }
-            }
             match node.kind() {
                 "identifier" if in_pattern => {
                     let name = self.text(node);
@@ -498,12 +642,162 @@ impl<'s> Walker<'s> {
                 _ => stack.extend(child_modes(node)),
             }
         }
-        // A name bound more than once with no type said (a `for`, `match`,
-        // a second `let`) is of unknown type.
-        for name in &names {
-            types.entry(name.clone()).or_insert(None);
+        names
+    }
+
+    /// Opens a lexical scope.
+    fn open(&mut self) {
+        self.scopes.push(Vec::new());
+    }
+
+    /// Closes the innermost lexical scope: its bindings go out of scope.
+    fn close(&mut self) {
+        let Some(names) = self.scopes.pop() else {
+            return;
+        };
+        for name in names {
+            if let Some(bindings) = self.bound.get_mut(&name) {
+                bindings.pop();
+                if bindings.is_empty() {
+                    self.bound.remove(&name);
+                }
+            }
         }
-        (names, types)
+    }
+
+    /// Binds, in the innermost lexical scope, the names `pattern` binds:
+    /// what each holds is what `ty` (an annotation) or `value` (an
+    /// initializer, read in the scope before the binding) says, through the
+    /// pattern (see [`Walker::bindings`]).
+    fn bind(&mut self, pattern: Node<'_>, value: Option<Node<'_>>, ty: Option<Node<'_>>) {
+        let Some(function) = self.frames.last().and_then(|f| f.function) else {
+            return;
+        };
+        if self.scopes.is_empty() {
+            return;
+        }
+        let (held, tuple) = match ty {
+            Some(t) => (
+                Some(self.type_path(t))
+                    .filter(|t| !t.is_empty())
+                    .map(Receiver::Type),
+                self.tuple_types(t),
+            ),
+            None => (
+                value.and_then(|v| self.held(v, &|name| self.known_local(name))),
+                Vec::new(),
+            ),
+        };
+        for (name, held) in self.bindings(pattern, held, &tuple) {
+            self.bound
+                .entry(name.clone())
+                .or_default()
+                .push(Binding { function, held });
+            if let Some(scope) = self.scopes.last_mut() {
+                scope.push(name);
+            }
+        }
+    }
+
+    /// The names a pattern binds and what each holds, when syntax says:
+    ///
+    /// * a plain name (`x`, `mut x`, `ref x`): `held`;
+    /// * a tuple's parts (`(a, b)`): the types of `tuple` (an annotation
+    ///   `(A, B)`), else the elements of what `held` is when that is a
+    ///   call's result (`let (a, b) = f()?`);
+    /// * the one field of a tuple variant or struct (`V(x)`, `V(ref x)`,
+    ///   anywhere in the pattern): what `V` holds (a variant's declared
+    ///   field type);
+    /// * anything else: unknown.
+    ///
+    /// A name bound twice in one pattern (`A(s) | B(s)`) to different
+    /// things is unknown.
+    fn bindings(
+        &self,
+        pattern: Node<'_>,
+        held: Option<Receiver>,
+        tuple: &[Vec<String>],
+    ) -> Vec<(String, Option<Receiver>)> {
+        let root = unwrap_binding(pattern);
+        if root.kind() == "identifier" {
+            let name = self.text(root);
+            if is_constant_name(&name) {
+                return Vec::new();
+            }
+            return vec![(name, held)];
+        }
+        // What the identifiers at these node ids hold.
+        let mut typed: HashMap<usize, Receiver> = HashMap::new();
+        if root.kind() == "tuple_pattern" {
+            let mut c = root.walk();
+            for (i, part) in root.named_children(&mut c).enumerate() {
+                let id = unwrap_binding(part);
+                if id.kind() != "identifier" {
+                    continue;
+                }
+                let ty = match tuple.get(i).filter(|t| !t.is_empty()) {
+                    Some(t) => Some(Receiver::Type(t.clone())),
+                    None => held
+                        .as_ref()
+                        .filter(|h| matches!(h, Receiver::Call(_) | Receiver::Chain(..)))
+                        .and_then(|h| {
+                            let i = u32::try_from(i).ok()?;
+                            Some(Receiver::Element(Box::new(h.clone()), i))
+                        }),
+                };
+                if let Some(ty) = ty {
+                    typed.insert(id.id(), ty);
+                }
+            }
+        }
+        let mut out: Vec<(String, Option<Receiver>)> = Vec::new();
+        let mut stack = vec![(root, true)];
+        while let Some((node, in_pattern)) = stack.pop() {
+            match node.kind() {
+                "identifier" if in_pattern => {
+                    let name = self.text(node);
+                    if !is_constant_name(&name) {
+                        out.push((name, typed.get(&node.id()).cloned()));
+                    }
+                }
+                "shorthand_field_identifier" => out.push((self.text(node), None)),
+                "closure_expression" | "function_item" | "token_tree" => {}
+                "tuple_struct_pattern" => {
+                    // `V(x)`, `V(ref x)`: what the variant holds.
+                    let ty = node.child_by_field_name("type");
+                    let mut c = node.walk();
+                    let parts: Vec<Node<'_>> = node
+                        .named_children(&mut c)
+                        .filter(|p| Some(p.id()) != ty.map(|t| t.id()))
+                        .collect();
+                    if let (Some(ty), [one]) = (ty, parts.as_slice()) {
+                        let bound = unwrap_binding(*one);
+                        if bound.kind() == "identifier" {
+                            let (path, _) = self.segments(ty);
+                            let path = self.self_resolved(path);
+                            if !path.is_empty() {
+                                typed.insert(bound.id(), Receiver::Call(path));
+                            }
+                        }
+                    }
+                    stack.extend(child_modes(node));
+                }
+                _ => stack.extend(child_modes(node)),
+            }
+        }
+        // One name bound twice to different things: unknown.
+        let mut merged: Vec<(String, Option<Receiver>)> = Vec::with_capacity(out.len());
+        for (name, held) in out {
+            match merged.iter_mut().find(|(n, _)| *n == name) {
+                Some((_, existing)) => {
+                    if *existing != held {
+                        *existing = None;
+                    }
+                }
+                None => merged.push((name, held)),
+            }
+        }
+        merged
     }
 
     /// What an expression holds: `T { … }` a `T`; `f()`, `T::new()`,
@@ -511,11 +805,7 @@ impl<'s> Walker<'s> {
     /// on `x` returns (`x` a local in `locals`, `self`, or another such
     /// expression); `&x`, `x?`, `.unwrap()`, `.expect()`, `.clone()`
     /// looked through.
-    fn held(
-        &self,
-        value: Node<'_>,
-        locals: &HashMap<String, Option<Receiver>>,
-    ) -> Option<Receiver> {
+    fn held(&self, value: Node<'_>, locals: &dyn Fn(&str) -> Option<Receiver>) -> Option<Receiver> {
         match value.kind() {
             "struct_expression" => {
                 let name = value.child_by_field_name("name")?;
@@ -527,7 +817,7 @@ impl<'s> Walker<'s> {
                 value.named_child(value.named_child_count().checked_sub(1)?)?,
                 locals,
             ),
-            "identifier" => locals.get(&self.text(value)).cloned().flatten(),
+            "identifier" => locals(&self.text(value)),
             "self" => self.impl_path().map(Receiver::This),
             "call_expression" => {
                 let mut f = value.child_by_field_name("function")?;
@@ -645,24 +935,69 @@ impl<'s> Walker<'s> {
             .map(|f| f.path.clone())
     }
 
-    /// What a local read here holds (`None`: not a local).
+    /// What a local read here holds (`None`: not a local; unknown when no
+    /// binding of it in scope here says): the innermost binding in scope
+    /// of the innermost function's.
     fn local(&self, name: &str) -> Option<Receiver> {
-        let f = self
-            .frames
-            .last()
-            .and_then(|f| f.function)
-            .and_then(|i| self.frames.get(i))?;
+        let function = self.frames.last().and_then(|f| f.function)?;
+        let f = self.frames.get(function)?;
         if !f.frame.locals.contains(name) {
             return None;
         }
-        Some(
-            f.frame
-                .types
-                .get(name)
-                .cloned()
-                .flatten()
-                .unwrap_or(Receiver::Unknown),
-        )
+        let held = self
+            .bound
+            .get(name)
+            .and_then(|b| b.last())
+            .filter(|b| b.function == function)
+            .and_then(|b| b.held.clone());
+        Some(held.unwrap_or(Receiver::Unknown))
+    }
+
+    /// What a local read here holds, when syntax says (`None`: not a
+    /// local, or unknown).
+    fn known_local(&self, name: &str) -> Option<Receiver> {
+        self.local(name).filter(|r| *r != Receiver::Unknown)
+    }
+
+    /// A function's tuple return type's elements, as paths (`(A, B)`, also
+    /// inside `Option`, `Result`, `Box`, `&`): empty when it returns no
+    /// tuple.
+    fn tuple_types(&self, node: Node<'_>) -> Vec<Vec<String>> {
+        let mut current = node;
+        for _ in 0..16 {
+            match current.kind() {
+                "tuple_type" => {
+                    let mut c = current.walk();
+                    let elements: Vec<Node<'_>> = current.named_children(&mut c).collect();
+                    return elements.into_iter().map(|t| self.type_path(t)).collect();
+                }
+                "reference_type" | "pointer_type" => match current.child_by_field_name("type") {
+                    Some(t) => current = t,
+                    None => return Vec::new(),
+                },
+                "generic_type" => {
+                    let wrapper = current
+                        .child_by_field_name("type")
+                        .map(|t| self.segments(t).0)
+                        .is_some_and(|p| {
+                            p.len() == 1
+                                && matches!(
+                                    p[0].as_str(),
+                                    "Option" | "Result" | "Box" | "Rc" | "Arc"
+                                )
+                        });
+                    let first = current
+                        .child_by_field_name("type_arguments")
+                        .and_then(|a| a.named_child(0));
+                    match first {
+                        Some(t) if wrapper => current = t,
+                        _ => return Vec::new(),
+                    }
+                }
+                _ => return Vec::new(),
+            }
+        }
+        Vec::new()
     }
 
     /// A field or method chain on a value (`self.a.b`, `x.m()`, `f().g`):
@@ -710,21 +1045,16 @@ impl<'s> Walker<'s> {
             }
             _ => {
                 stack.push(Work::Visit(root));
-                let empty = HashMap::new();
-                let locals = self
-                    .frames
-                    .last()
-                    .and_then(|f| f.function)
-                    .and_then(|i| self.frames.get(i))
-                    .map_or(&empty, |f| &f.frame.types);
-                self.held(root, locals).unwrap_or(Receiver::Unknown)
+                self.held(root, &|name| self.known_local(name))
+                    .unwrap_or(Receiver::Unknown)
             }
         };
         if names.is_empty() {
             return;
         }
         let caller = self.caller();
-        self.out.refer_chain(names, receiver, call, at, caller);
+        self.out
+            .refer_chain(names, receiver.storable(), call, at, caller);
     }
 
     /// Whether a plain identifier in an expression is recorded as a use: not
@@ -751,13 +1081,17 @@ impl<'s> Walker<'s> {
     fn impl_item<'t>(&mut self, node: Node<'t>, stack: &mut Vec<Work<'t>>) {
         let ty = node.child_by_field_name("type");
         let name = ty.map(|t| self.type_name(t));
+        let of_trait = node
+            .child_by_field_name("trait")
+            .map(|t| self.segments(t).0)
+            .unwrap_or_default();
         let frame = Frame {
             self_type: name.clone(),
             name,
             scope: Scope::Impl,
             generics: self.generics(node),
             locals: HashSet::new(),
-            types: HashMap::new(),
+            of_trait,
         };
         let mut skip = Vec::new();
         if let Some(ty) = ty {
@@ -798,7 +1132,20 @@ impl<'s> Walker<'s> {
             }
             "scoped_identifier" => {
                 let (segments, extras) = self.segments(callee);
-                self.emit(segments, false, true, callee);
+                let dispatch = self.dispatch(callee, &segments, node);
+                match dispatch {
+                    Some((path, on, explicit)) => {
+                        if let Some(mut r) = self.reference(path, false, true, callee) {
+                            r.receiver = Receiver::Dispatch {
+                                on: Box::new(on),
+                                explicit,
+                            }
+                            .storable();
+                            self.out.references.push(r);
+                        }
+                    }
+                    None => self.emit(segments, false, true, callee),
+                }
                 stack.extend(extras.into_iter().rev().map(Work::Visit));
             }
             "field_expression" => {
@@ -808,6 +1155,79 @@ impl<'s> Walker<'s> {
             }
             _ => stack.push(Work::Visit(callee)),
         }
+    }
+
+    /// A trait-qualified call's path and what it dispatches on, when syntax
+    /// tells: `<T as Trait>::m(…)` → `Trait::m` on the type `T` (explicit);
+    /// `Trait::m(x, …)`, `fmt::Display::fmt(self, f)` → the path as written,
+    /// on the first argument when it is `self` (the enclosing impl's type),
+    /// a local of a known type, or either borrowed or dereferenced once
+    /// (`&self`, `&*self`). Whether the path names a trait is for
+    /// resolution to tell: only an impl of a trait of that name for that
+    /// type, of a method that takes `self`, matches.
+    fn dispatch(
+        &self,
+        callee: Node<'_>,
+        segments: &[String],
+        call: Node<'_>,
+    ) -> Option<(Vec<String>, Receiver, bool)> {
+        let name = callee.child_by_field_name("name")?;
+        if let Some(qualified) = callee
+            .child_by_field_name("path")
+            .filter(|p| p.kind() == "bracketed_type")
+            .and_then(|b| b.named_child(0))
+            .filter(|q| q.kind() == "qualified_type")
+        {
+            let ty = qualified.child_by_field_name("type")?;
+            let of_trait = qualified.child_by_field_name("alias")?;
+            let on = if ty.kind() == "type_identifier" && self.text(ty) == "Self" {
+                Receiver::This(self.impl_path()?)
+            } else {
+                let path = self.type_path(ty);
+                if path.is_empty() || self.is_generic(&path[0]) {
+                    return None;
+                }
+                Receiver::Type(path)
+            };
+            let mut path = self.segments(of_trait).0;
+            if path.is_empty() {
+                return None;
+            }
+            path.push(self.text(name));
+            return Some((path, on, true));
+        }
+        if segments.len() < 2 || segments[0] == "Self" {
+            return None;
+        }
+        let arguments = call.child_by_field_name("arguments")?;
+        let mut c = arguments.walk();
+        let mut first = arguments.named_children(&mut c).find(|a| {
+            !matches!(
+                a.kind(),
+                "attribute_item" | "line_comment" | "block_comment"
+            )
+        })?;
+        let mut derefs = 0;
+        loop {
+            match first.kind() {
+                "reference_expression" | "parenthesized_expression" => {
+                    first = first.named_child(first.named_child_count().checked_sub(1)?)?;
+                }
+                "unary_expression"
+                    if derefs == 0 && first.child(0).is_some_and(|o| o.kind() == "*") =>
+                {
+                    derefs += 1;
+                    first = first.named_child(0)?;
+                }
+                _ => break,
+            }
+        }
+        let on = match first.kind() {
+            "self" => Receiver::This(self.impl_path()?),
+            "identifier" => self.known_local(&self.text(first))?,
+            _ => return None,
+        };
+        Some((segments.to_vec(), on, false))
     }
 
     /// The token heuristic for macro arguments and bodies. Nested trees are
@@ -876,7 +1296,7 @@ impl<'s> Walker<'s> {
                     .flatten()
                     .map(|mut r| {
                         if let Some(receiver) = receiver {
-                            r.receiver = receiver;
+                            r.receiver = receiver.storable();
                         }
                         r
                     })
@@ -1262,6 +1682,55 @@ impl<'s> Walker<'s> {
     }
 }
 
+/// The name node a binding pattern comes down to: `mut x`, `ref x`, `ref
+/// mut x` → `x`; any other pattern is itself.
+fn unwrap_binding(mut node: Node<'_>) -> Node<'_> {
+    for _ in 0..4 {
+        if !matches!(node.kind(), "mut_pattern" | "ref_pattern") {
+            break;
+        }
+        let Some(last) = node.named_child(node.named_child_count().saturating_sub(1)) else {
+            break;
+        };
+        node = last;
+    }
+    node
+}
+
+/// The steps of a condition (`if`, `while`, a match guard), in order: a
+/// `let P = v` walks `P` and `v`, then binds `P`'s names (in the scope the
+/// caller opened); `let` chains each in turn; an expression is visited.
+fn condition_work<'t>(condition: Node<'t>, work: &mut Vec<Work<'t>>) {
+    let parts: Vec<Node<'t>> = if condition.kind() == "let_chain" {
+        let mut c = condition.walk();
+        let parts = condition.named_children(&mut c).collect();
+        parts
+    } else {
+        vec![condition]
+    };
+    for part in parts {
+        if part.kind() != "let_condition" {
+            work.push(Work::Visit(part));
+            continue;
+        }
+        let pattern = part.child_by_field_name("pattern");
+        let value = part.child_by_field_name("value");
+        if let Some(p) = pattern {
+            work.push(Work::Pattern(p));
+        }
+        if let Some(v) = value {
+            work.push(Work::Visit(v));
+        }
+        if let Some(p) = pattern {
+            work.push(Work::Bind {
+                pattern: p,
+                value,
+                ty: None,
+            });
+        }
+    }
+}
+
 /// `prefix` with `segments` appended.
 fn extend(prefix: QualifiedPath, segments: Vec<String>) -> QualifiedPath {
     segments.into_iter().fold(prefix, |path, s| path.child(s))
@@ -1569,7 +2038,14 @@ macro_rules! mm { ($x:expr) => { $crate::expand($x); fn not_a_call() {} } }
         assert!(call_member("y"));
         assert!(call("Config::load"));
         assert!(call("util::two"));
-        assert!(call("Config::get"), "<Config as Store>::get");
+        // `<Config as Store>::get(&c)`: the trait's method, dispatched on
+        // the type written.
+        assert!(call("Store::get"), "<Config as Store>::get");
+        assert!(f.references_to("Store::get").iter().any(|r| r.receiver
+            == Receiver::Dispatch {
+                on: Box::new(Receiver::Type(vec!["Config".into()])),
+                explicit: true,
+            }));
         assert!(on_self("N", false), "Self::N in a macro");
         assert!(on_self("convert", false), "a path used as a value");
         assert!(used("Mode::Fast") && used("Mode::Slow"));
