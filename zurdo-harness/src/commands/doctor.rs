@@ -2,8 +2,8 @@
 //! offline (installed or not and its version, logged in or not where the
 //! CLI has a cheap offline check, the models it lists where it can), and
 //! probes every effort-map model of the executor, its fallbacks, the
-//! escalation ladder's rungs, the analyzer and the reasoner (and their
-//! fallbacks), all at once; then says what the probes showed of each
+//! escalation ladder's rungs, the analyzer, the reasoner and the
+//! challenger (and their fallbacks), all at once; then says what the probes showed of each
 //! provider (authenticated or not, where no offline check could tell).
 //! Writes nothing.
 
@@ -45,6 +45,34 @@ pub fn run(args: &DoctorArgs) -> Outcome {
                 .map(|s| format!("{}/{}", s.provider.name(), s.model))
                 .collect();
             println!("{name} fallback: {}", seats.join(", "));
+        }
+    }
+    if let Some(c) = &config.challenger {
+        // Which model reads the agent's diff, and, when the table left it
+        // out, how zurdo chose it (the author never grades its own work).
+        let chosen = c
+            .chosen
+            .as_deref()
+            .map(|how| format!(" (chosen: {how})"))
+            .unwrap_or_default();
+        let same = if c.role.provider == config.executor {
+            "; the executor's provider too (allowed, though a different one is the point)"
+        } else {
+            ""
+        };
+        println!(
+            "challenger: {}/{}{chosen}{same}",
+            c.role.provider.name(),
+            c.role.model
+        );
+        if !c.role.fallback.is_empty() {
+            let seats: Vec<String> = c
+                .role
+                .fallback
+                .iter()
+                .map(|s| format!("{}/{}", s.provider.name(), s.model))
+                .collect();
+            println!("challenger fallback: {}", seats.join(", "));
         }
     }
     if let Some(e) = &config.escalation {
@@ -120,8 +148,8 @@ pub fn provider_lines(state: &catalog::State) -> String {
     out
 }
 
-/// Probes every effort-map model of the executor, the analyzer and the
-/// reasoner, each distinct model once and all at once: a `probing` line
+/// Probes every effort-map model of the executor, its fallbacks and
+/// rungs, the analyzer, the reasoner and the challenger, each distinct model once and all at once: a `probing` line
 /// for each first, then one result line per entry, in the order of the
 /// entries (an entry's line waits for the entries before it). True when
 /// all answered.
@@ -179,8 +207,9 @@ pub fn probe_all(config: &Config, root: &Path) -> bool {
         }
     }
     for (name, role) in [
-        ("analyzer", &config.analyzer),
-        ("reasoner", &config.reasoner),
+        ("analyzer", config.analyzer.as_ref()),
+        ("reasoner", config.reasoner.as_ref()),
+        ("challenger", config.challenger.as_ref().map(|c| &c.role)),
     ] {
         let Some(role) = role else { continue };
         for (i, seat) in role.chain().into_iter().enumerate() {

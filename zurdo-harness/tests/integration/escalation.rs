@@ -746,12 +746,16 @@ high = "opus"
 
 [effort_map.openai]
 low = "gpt-6.2-sol"
+high = "gpt-6.2-astra"
 
 [effort_map.google]
 low = "gemini-2.5-flash"
 
 [roles.executor]
 fallback = ["openai", "google"]
+
+[roles.challenger]
+fallback = ["anthropic/opus"]
 
 [escalation]
 enabled = true
@@ -770,9 +774,14 @@ enabled = true
     for line in [
         "executor fallback: openai, google\n",
         "escalation: retry → diagnose → effort:high → halt (a task climbs one rung on each stall)\n",
-        "  probing anthropic opus (effort high, ladder effort:high) …\n",
         "  probing openai gpt-6.2-sol (fallback effort low) …\n",
         "  probing google gemini-2.5-flash (fallback effort low) …\n",
+        // The challenger: who it is, how zurdo chose it, and its probes.
+        "challenger: openai/gpt-6.2-astra (chosen: provider openai (the first configured that is not the executor), model gpt-6.2-astra ([effort_map.openai] high))\n",
+        "challenger fallback: anthropic/opus\n",
+        "  probing anthropic opus (effort high, ladder effort:high, challenger fallback) …\n",
+        "  probing openai gpt-6.2-astra (fallback effort high, ladder effort:high, challenger) …\n",
+        "  challenger: openai gpt-6.2-astra: FAILED",
         "provider states (from the probes):\n  anthropic: authenticated and working (2 of 2 probed models answered)\n  openai: NOT authenticated (the CLI said: unexpected status 401 Unauthorized",
         "  google: cannot work: cannot be started (cannot start `/nonexistent/gemini`",
     ] {
