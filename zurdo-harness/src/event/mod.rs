@@ -290,6 +290,9 @@ pub enum Event {
         /// The state directory.
         #[serde(default)]
         state_dir: String,
+        /// The challenger (`provider/model`), when one is configured.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        challenger: Option<String>,
     },
     /// A skill a task names is not where the executor's CLI finds skills.
     SkillMissing {

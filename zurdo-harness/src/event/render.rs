@@ -190,12 +190,17 @@ pub fn lines(event: &Event) -> Vec<Line> {
             tasks,
             executor,
             state_dir,
+            challenger,
             ..
         } => one(
             Plain,
             format!(
-                "zurdo: running {display} ({tasks} task{}, executor {executor}); state in {state_dir}",
-                plural(*tasks)
+                "zurdo: running {display} ({tasks} task{}, executor {executor}{}); state in {state_dir}",
+                plural(*tasks),
+                challenger
+                    .as_ref()
+                    .map(|c| format!(", challenger {c}"))
+                    .unwrap_or_default()
             ),
         ),
         Event::SkillMissing { skill, task, dirs } => one(

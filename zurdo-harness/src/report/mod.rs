@@ -1012,6 +1012,7 @@ mod tests {
             display: "prds/p.md".into(),
             tasks: 1,
             state_dir: ".zurdo/p-abcd".into(),
+            challenger: None,
         }
     }
 

@@ -220,6 +220,12 @@ impl Run {
             display: self.ctx.display.clone(),
             tasks: count,
             state_dir: self.record.dir.dir.display().to_string(),
+            challenger: self
+                .ctx
+                .config
+                .challenger
+                .as_ref()
+                .map(|c| format!("{}/{}", c.role.provider.name(), c.role.model)),
         });
         self.check_skills();
         let order = self.ctx.prd.run_order.clone();

@@ -134,6 +134,11 @@ fn confirmed_findings_fail_the_cheats_and_an_honest_change_passes() {
     let out = zurdo_run(root, &["--skip-model-check"], &[]);
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
+    // The first line says who challenges (defaulted: the other provider's `high`).
+    assert!(
+        stderr.contains("executor anthropic, challenger openai/gpt-5.4); state in"),
+        "{stderr}"
+    );
     let state = state(root);
 
     // The cheats: caught by a confirming probe, honest on the retry.
