@@ -34,19 +34,6 @@ pub fn run(args: &DoctorArgs) -> Outcome {
         let chain: Vec<&str> = config.executor_fallback.iter().map(|p| p.name()).collect();
         println!("executor fallback: {}", chain.join(", "));
     }
-    for (name, role) in [
-        ("analyzer", &config.analyzer),
-        ("reasoner", &config.reasoner),
-    ] {
-        if let Some(role) = role.as_ref().filter(|r| !r.fallback.is_empty()) {
-            let seats: Vec<String> = role
-                .fallback
-                .iter()
-                .map(|s| format!("{}/{}", s.provider.name(), s.model))
-                .collect();
-            println!("{name} fallback: {}", seats.join(", "));
-        }
-    }
     if let Some(c) = &config.challenger {
         // Which model reads the agent's diff, and, when the table left it
         // out, how zurdo chose it (the author never grades its own work).
@@ -65,14 +52,19 @@ pub fn run(args: &DoctorArgs) -> Outcome {
             c.role.provider.name(),
             c.role.model
         );
-        if !c.role.fallback.is_empty() {
-            let seats: Vec<String> = c
-                .role
+    }
+    for (name, role) in [
+        ("analyzer", config.analyzer.as_ref()),
+        ("reasoner", config.reasoner.as_ref()),
+        ("challenger", config.challenger.as_ref().map(|c| &c.role)),
+    ] {
+        if let Some(role) = role.filter(|r| !r.fallback.is_empty()) {
+            let seats: Vec<String> = role
                 .fallback
                 .iter()
                 .map(|s| format!("{}/{}", s.provider.name(), s.model))
                 .collect();
-            println!("challenger fallback: {}", seats.join(", "));
+            println!("{name} fallback: {}", seats.join(", "));
         }
     }
     if let Some(e) = &config.escalation {
