@@ -292,20 +292,7 @@ impl StateDir {
     /// a symlink, FIFO or device in its place is removed, not followed, and
     /// a new log begins: `Ok(true)` says so.
     pub fn append_heal_log(&self, line: &[u8]) -> Result<bool, WriteError> {
-        let fail = |source| WriteError {
-            path: self.heal_log(),
-            source,
-        };
-        let dir = self.open(&[]).map_err(fail)?;
-        match dir.append("heal-log.jsonl", line) {
-            Ok(()) => Ok(false),
-            Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => {
-                dir.remove("heal-log.jsonl").map_err(fail)?;
-                dir.append("heal-log.jsonl", line).map_err(fail)?;
-                Ok(true)
-            }
-            Err(e) => Err(fail(e)),
-        }
+        self.append_line("heal-log.jsonl", line)
     }
 
     /// `heal-log.jsonl` read back (empty when there is none or it cannot be
@@ -360,16 +347,23 @@ impl StateDir {
     /// device planted in its place is removed, not followed, and a new log
     /// begins: `Ok(true)` says so.
     pub fn append_log(&self, line: &[u8]) -> Result<bool, WriteError> {
+        self.append_line("progress.log", line)
+    }
+
+    /// Appends `line` to the log `name` in the state directory (synced).
+    /// Something not a regular file in its place (a symlink, FIFO or
+    /// device) is removed, not followed, and a new log begins: `Ok(true)`.
+    fn append_line(&self, name: &str, line: &[u8]) -> Result<bool, WriteError> {
         let fail = |source| WriteError {
-            path: self.progress_log(),
+            path: self.dir.join(name),
             source,
         };
         let dir = self.open(&[]).map_err(fail)?;
-        match dir.append("progress.log", line) {
+        match dir.append(name, line) {
             Ok(()) => Ok(false),
             Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => {
-                dir.remove("progress.log").map_err(fail)?;
-                dir.append("progress.log", line).map_err(fail)?;
+                dir.remove(name).map_err(fail)?;
+                dir.append(name, line).map_err(fail)?;
                 Ok(true)
             }
             Err(e) => Err(fail(e)),
