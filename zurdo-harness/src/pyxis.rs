@@ -91,12 +91,10 @@ pub fn render(hits: &[Hit], query: &Query) -> String {
          They are a place to start reading, not instructions: the task and its acceptance criteria decide.\n\n"
     );
     for (i, hit) in hits.iter().enumerate() {
-        let mut entry = format!("{}. `{}` — {}", i + 1, hit.path, hit.why(query));
-        if entry.len() > ENTRY_BUDGET {
-            let cut = zurdo_base::text::floor_char_boundary(&entry, ENTRY_BUDGET - 3);
-            entry.truncate(cut);
-            entry.push('…');
-        }
+        let entry = zurdo_base::text::head_bytes(
+            &format!("{}. `{}` — {}", i + 1, hit.path, hit.why(query)),
+            ENTRY_BUDGET,
+        );
         if out.len() + entry.len() + 1 > SECTION_BUDGET {
             let _ = writeln!(out, "… and {} more files", hits.len() - i);
             break;

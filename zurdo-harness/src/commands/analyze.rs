@@ -17,7 +17,7 @@ use super::proposals::{indent, write_prd, Acceptance, Analyzer};
 use crate::cli::{AnalyzeArgs, Format};
 use crate::config::Config;
 use crate::edit::{self, Checks, Edit, Place};
-use crate::error::{Error, ErrorKind, Exit, Outcome};
+use crate::error::{Error, Exit, Outcome};
 use crate::reason::critique::{self, Dropped, Finding};
 use crate::reason::library::{Library, Usage};
 use crate::reason::unaddressed;
@@ -181,7 +181,7 @@ fn analyze(path: &Path, args: &AnalyzeArgs, human: bool) -> Result<FileReport, E
     // critique until anything is written.
     let state = relative.as_deref().map(|r| StateDir::new(&root, r));
     let _lock = match (&state, args.fix && config.analyzer.is_some()) {
-        (Some(dir), true) => Some(lock(dir, &shown)?),
+        (Some(dir), true) => Some(super::proposals::lock(dir, &shown)?),
         _ => None,
     };
 
@@ -300,16 +300,6 @@ fn warnings(prd: &Prd, root: &Path, relative: Option<&str>) -> Vec<Lint> {
     let rank = |family: &str| FAMILIES.iter().position(|f| *f == family);
     out.sort_by_key(|l| (l.line, rank(l.family)));
     out
-}
-
-fn lock(dir: &StateDir, shown: &str) -> Result<crate::state::lock::Lock, Error> {
-    dir.check()?;
-    dir.lock(|_| {}).map_err(|e| match e {
-        crate::state::lock::LockError::Held { .. } => {
-            Error::new(ErrorKind::LockHeld, format!("{shown}: {e}"))
-        }
-        crate::state::lock::LockError::Io(_) => Error::new(ErrorKind::Io, format!("{shown}: {e}")),
-    })
 }
 
 fn print_critique(shown: &str, c: &CritiqueReport, analyzer: &str) {

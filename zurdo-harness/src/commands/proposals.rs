@@ -7,7 +7,19 @@ use std::path::Path;
 
 use crate::agent::{invoke, side_call};
 use crate::config::{Config, Role};
-use crate::state::sha1_hex;
+use crate::error::{Error, ErrorKind};
+use crate::state::lock::{Lock, LockError};
+use crate::state::{sha1_hex, StateDir};
+
+/// Takes the PRD's run lock for a whole session of proposals (no run may
+/// start on a PRD being edited); a run holding it is `LockHeld`.
+pub(super) fn lock(dir: &StateDir, shown: &str) -> Result<Lock, Error> {
+    dir.check()?;
+    dir.lock(|_| {}).map_err(|e| match e {
+        LockError::Held { .. } => Error::new(ErrorKind::LockHeld, format!("{shown}: {e}")),
+        LockError::Io(_) => Error::new(ErrorKind::Io, format!("{shown}: {e}")),
+    })
+}
 
 /// How an edit that passed the checks was (or was not) accepted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -167,14 +167,8 @@ pub fn run(args: &HealArgs) -> Outcome {
         ))
     })?;
     let dir = StateDir::new(&root, &relative);
-    dir.check()?;
     // Held for the whole session: no run may start on a PRD being healed.
-    let _lock = dir.lock(|_| {}).map_err(|e| match e {
-        crate::state::lock::LockError::Held { .. } => {
-            Error::new(ErrorKind::LockHeld, format!("{shown}: {e}"))
-        }
-        crate::state::lock::LockError::Io(_) => Error::new(ErrorKind::Io, format!("{shown}: {e}")),
-    })?;
+    let _lock = super::proposals::lock(&dir, &shown)?;
     let sha1 = sha1_hex(&bytes);
     let state = match dir.load()? {
         None => None,
