@@ -13,6 +13,7 @@ use serde::Serialize;
 use zurdo::lint::{Lint, LintContext};
 use zurdo::weaken::{self, Weakening};
 use zurdo::{Prd, Task};
+use zurdo_base::text::collapse_whitespace;
 
 /// Most lines one edit may put in place of a criterion.
 pub const MAX_REPLACEMENT_LINES: usize = 8;
@@ -83,16 +84,11 @@ fn last_line(lines: &[&str], first: usize) -> usize {
     last.min(lines.len()).max(first)
 }
 
-/// Runs of whitespace as one space.
-pub fn normalize(text: &str) -> String {
-    zurdo_base::text::collapse_whitespace(text)
-}
-
 /// True when `quote` (surrounding quotes and backticks dropped, whitespace
 /// runs read as one space) is a non-empty part of `text`.
 pub fn quotes(text: &str, quote: &str) -> bool {
-    let quote = normalize(quote.trim().trim_matches(['`', '"', '\'']));
-    !quote.is_empty() && normalize(text).contains(&quote)
+    let quote = collapse_whitespace(quote.trim().trim_matches(['`', '"', '\'']));
+    !quote.is_empty() && collapse_whitespace(text).contains(&quote)
 }
 
 /// An edit applied to a copy of the text.

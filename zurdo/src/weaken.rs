@@ -171,7 +171,7 @@ fn compare_criteria(old: &Task, new: &Task, out: &mut Vec<Weakening>) {
 
 fn kinds(group: &[Criterion]) -> BTreeMap<&'static str, usize> {
     let mut counts = BTreeMap::new();
-    for hint in group.iter().flat_map(|c| &c.hints) {
+    for hint in hints(group) {
         *counts.entry(hint.check.kind()).or_insert(0) += 1;
     }
     counts

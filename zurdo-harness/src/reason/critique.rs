@@ -200,8 +200,14 @@ pub fn fix_prompt(display: &str, src: &str, round: u32, refused: &[(Edit, Vec<St
             out,
             "- line {}: `{}` → `{}`\n  refused: {}",
             edit.line,
-            zurdo_base::text::cut_chars(&edit::normalize(&edit.quote), QUOTE_CHARS),
-            zurdo_base::text::cut_chars(&edit::normalize(&edit.replacement), 600),
+            zurdo_base::text::cut_chars(
+                &zurdo_base::text::collapse_whitespace(&edit.quote),
+                QUOTE_CHARS
+            ),
+            zurdo_base::text::cut_chars(
+                &zurdo_base::text::collapse_whitespace(&edit.replacement),
+                600
+            ),
             why.join("; ")
         );
     }
@@ -351,7 +357,10 @@ fn finding(item: &Value, src: &str, prd: &Prd, root: &Path) -> Result<Finding, S
         line: at.first,
         task: at.task,
         kind: kind.to_string(),
-        quote: zurdo_base::text::cut_chars(&edit::normalize(quote), QUOTE_CHARS),
+        quote: zurdo_base::text::cut_chars(
+            &zurdo_base::text::collapse_whitespace(quote),
+            QUOTE_CHARS,
+        ),
         message: bounded(message),
         fix: text("fix").filter(|f| !f.is_empty()).map(bounded),
         files,

@@ -122,7 +122,7 @@ fn unaddressed(task: &Task, lesson: &Lesson) -> Option<Vec<String>> {
         .iter()
         .map(|c| {
             let hints: Vec<&str> = c.hints.iter().map(|h| h.source.as_str()).collect();
-            normalize(&format!("{} {}", c.title, hints.join(" ")))
+            zurdo_base::text::collapse_whitespace(&format!("{} {}", c.title, hints.join(" ")))
         })
         .collect();
     if task.description.contains(&name) || criteria.iter().any(|c| c.contains(&name)) {
@@ -132,7 +132,7 @@ fn unaddressed(task: &Task, lesson: &Lesson) -> Option<Vec<String>> {
     let spans = code_spans(&lesson.body);
     let missing: Vec<String> = spans
         .iter()
-        .filter(|s| !text.contains(&normalize(s)))
+        .filter(|s| !text.contains(&zurdo_base::text::collapse_whitespace(s)))
         .cloned()
         .collect();
     if !spans.is_empty() && missing.is_empty() {
@@ -158,11 +158,6 @@ fn criterion_of(task: &Task, lesson: &Surface) -> usize {
             lesson.score(&fingerprint::declared(&alone)) > 0
         })
         .unwrap_or(0)
-}
-
-/// Runs of whitespace as one space.
-fn normalize(text: &str) -> String {
-    zurdo_base::text::collapse_whitespace(text)
 }
 
 /// The inline code spans of a Markdown body, in order, without duplicates:

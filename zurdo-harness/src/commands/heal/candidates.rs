@@ -76,16 +76,11 @@ pub(super) fn candidates(
     usage: &Usage,
 ) -> Vec<Candidate> {
     let mut out: Vec<Candidate> = Vec::new();
-    let lines: Vec<&str> = src.lines().collect();
+    // `prd` is `src` parsed, so every criterion is found at its own line.
     let text_of = |task: &Task, index: usize| -> String {
         edit::locate(src, prd, task.criteria[index].line)
             .map(|a| a.text)
-            .unwrap_or_else(|| {
-                lines
-                    .get(task.criteria[index].line.saturating_sub(1))
-                    .unwrap_or(&"")
-                    .to_string()
-            })
+            .unwrap_or_default()
     };
     let mut add = |task: &Task, index: usize, why: Why, evidence: String| {
         let line = task.criteria[index].line;

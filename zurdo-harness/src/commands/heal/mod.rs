@@ -596,21 +596,24 @@ impl Healer<'_> {
     /// Runs `criterion` on the working tree now (as `zurdo verify` would);
     /// whatever it left running is killed after.
     fn verify(&mut self, criterion: &Criterion) -> Result<CriterionResult, String> {
-        if self.verifier.is_none() {
-            zurdo::exec::reap::become_subreaper();
-            let verifier = Verifier::new(self.root, self.config.verification.clone())
-                .map_err(|e| format!("cannot open {}: {e}", self.root.display()))?
-                .in_passes();
-            self.verifier = Some(
-                match self.state.as_ref().and_then(|s| s.ignore_rules.clone()) {
-                    Some(rules) => verifier.with_ignore_rules(rules),
-                    None => verifier,
-                },
-            );
-        }
-        let result = self.verifier.as_ref().map(|v| v.criterion(criterion));
+        let verifier = match &mut self.verifier {
+            Some(verifier) => verifier,
+            None => {
+                zurdo::exec::reap::become_subreaper();
+                let verifier = Verifier::new(self.root, self.config.verification.clone())
+                    .map_err(|e| format!("cannot open {}: {e}", self.root.display()))?
+                    .in_passes();
+                self.verifier.insert(
+                    match self.state.as_ref().and_then(|s| s.ignore_rules.clone()) {
+                        Some(rules) => verifier.with_ignore_rules(rules),
+                        None => verifier,
+                    },
+                )
+            }
+        };
+        let result = verifier.criterion(criterion);
         zurdo::exec::reap::kill_descendants();
-        result.ok_or_else(|| "no verifier".to_string())
+        Ok(result)
     }
 
     /// Writes the healed PRD, moves prd.json's hash, logs the heal.
