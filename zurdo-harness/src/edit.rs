@@ -402,30 +402,7 @@ fn lcs(a: &[&str], b: &[&str]) -> Vec<(usize, usize)> {
     if a.len() > 2000 || b.len() > 2000 {
         return Vec::new();
     }
-    let (n, m) = (a.len(), b.len());
-    let mut t = vec![vec![0u32; m + 1]; n + 1];
-    for i in (0..n).rev() {
-        for j in (0..m).rev() {
-            t[i][j] = if a[i] == b[j] {
-                t[i + 1][j + 1] + 1
-            } else {
-                t[i + 1][j].max(t[i][j + 1])
-            };
-        }
-    }
-    let (mut i, mut j, mut out) = (0, 0, Vec::new());
-    while i < n && j < m {
-        if a[i] == b[j] {
-            out.push((i, j));
-            i += 1;
-            j += 1;
-        } else if t[i + 1][j] >= t[i][j + 1] {
-            i += 1;
-        } else {
-            j += 1;
-        }
-    }
-    out
+    zurdo_base::seq::lcs_pairs(a, b, |x, y| x == y)
 }
 
 #[cfg(test)]

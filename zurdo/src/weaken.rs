@@ -124,36 +124,8 @@ fn same(a: &Criterion, b: &Criterion) -> bool {
             .all(|(x, y)| x.check == y.check)
 }
 
-/// Index pairs of a longest common subsequence of same criteria.
-fn anchors(old: &[Criterion], new: &[Criterion]) -> Vec<(usize, usize)> {
-    let (n, m) = (old.len(), new.len());
-    let mut table = vec![vec![0usize; m + 1]; n + 1];
-    for i in (0..n).rev() {
-        for j in (0..m).rev() {
-            table[i][j] = if same(&old[i], &new[j]) {
-                table[i + 1][j + 1] + 1
-            } else {
-                table[i + 1][j].max(table[i][j + 1])
-            };
-        }
-    }
-    let (mut i, mut j, mut pairs) = (0, 0, Vec::new());
-    while i < n && j < m {
-        if same(&old[i], &new[j]) {
-            pairs.push((i, j));
-            i += 1;
-            j += 1;
-        } else if table[i + 1][j] >= table[i][j + 1] {
-            i += 1;
-        } else {
-            j += 1;
-        }
-    }
-    pairs
-}
-
 fn compare_criteria(old: &Task, new: &Task, out: &mut Vec<Weakening>) {
-    let pairs = anchors(&old.criteria, &new.criteria);
+    let pairs = zurdo_base::seq::lcs_pairs(&old.criteria, &new.criteria, same);
     let mut from = (0, 0);
     let ends = pairs
         .iter()

@@ -239,25 +239,7 @@ impl Dir {
     /// [`std::io::ErrorKind::InvalidInput`] (opened without blocking, so a
     /// FIFO with no reader cannot hang the caller).
     pub fn append(&self, name: &str, bytes: &[u8]) -> std::io::Result<()> {
-        let mut file = self
-            .open_file(
-                name,
-                libc::O_WRONLY | libc::O_APPEND | libc::O_CREAT | libc::O_NONBLOCK,
-            )
-            .map_err(|e| match e.raw_os_error() {
-                // A FIFO with no reader, opened for writing without blocking.
-                Some(libc::ENXIO) => std::io::Error::new(
-                    std::io::ErrorKind::InvalidInput,
-                    format!("{} is a FIFO, not a file", self.path.join(name).display()),
-                ),
-                _ => e,
-            })?;
-        if !file.metadata()?.is_file() {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::InvalidInput,
-                format!("{} is not a regular file", self.path.join(name).display()),
-            ));
-        }
+        let mut file = self.open_append(name)?;
         file.write_all(bytes)?;
         file.sync_data()
     }

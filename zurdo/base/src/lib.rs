@@ -16,11 +16,14 @@
 //!   wall-clock time turned into an instant).
 //! - [`text`]: cutting text to a budget on character boundaries, one-line
 //!   summaries, terminal escapes removed.
+//! - [`seq`]: a longest common subsequence of two sequences (the line diff
+//!   of an edit, the criteria an edit kept).
 
 pub mod dir;
 pub mod files;
 pub mod mac;
 pub mod process;
+pub mod seq;
 pub mod text;
 pub mod time;
 pub mod zone;
