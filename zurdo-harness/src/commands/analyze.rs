@@ -82,10 +82,9 @@ struct Round {
 /// One proposed edit and its fate.
 #[derive(Serialize, Clone)]
 struct Proposal {
-    line: usize,
-    quote: String,
-    replacement: String,
-    why: String,
+    /// The edit as proposed (its fields at the top level of the JSON).
+    #[serde(flatten)]
+    edit: Edit,
     /// `applied`, `declined`, `not_written` or `refused`.
     outcome: &'static str,
     /// Why it was refused.
@@ -420,18 +419,8 @@ impl Fixer<'_> {
                 .proposals
                 .iter()
                 // A reply entry that was no edit at all has nothing to ask again.
-                .filter(|p| p.outcome == "refused" && p.line > 0)
-                .map(|p| {
-                    (
-                        Edit {
-                            line: p.line,
-                            quote: p.quote.clone(),
-                            replacement: p.replacement.clone(),
-                            why: p.why.clone(),
-                        },
-                        p.refused.clone(),
-                    )
-                })
+                .filter(|p| p.outcome == "refused" && p.edit.line > 0)
+                .map(|p| (p.edit.clone(), p.refused.clone()))
                 .collect();
             report.rounds.push(r);
             if refused.is_empty() || failed.is_some() || round == self.args.rounds {
@@ -470,10 +459,7 @@ impl Fixer<'_> {
                 }
             };
             let mut p = Proposal {
-                line: edit.line,
-                quote: edit.quote.clone(),
-                replacement: edit.replacement.clone(),
-                why: edit.why.clone(),
+                edit: edit.clone(),
                 outcome: "refused",
                 refused: Vec::new(),
                 checks: None,
@@ -548,7 +534,7 @@ impl Fixer<'_> {
         if !self.human {
             return;
         }
-        println!("  line {}: {}", p.line, p.why);
+        println!("  line {}: {}", p.edit.line, p.edit.why);
         if let Some(diff) = &p.diff {
             println!("{}", indent(diff.trim_end(), "    "));
         }
@@ -565,7 +551,7 @@ impl Fixer<'_> {
             .filter_map(|p| {
                 p.diff
                     .as_ref()
-                    .map(|d| format!("# line {}: {}\n{d}", p.line, p.outcome))
+                    .map(|d| format!("# line {}: {}\n{d}", p.edit.line, p.outcome))
             })
             .collect::<Vec<_>>()
             .join("\n");
@@ -651,10 +637,12 @@ impl Fixer<'_> {
 
 fn refused_unread(why: String) -> Proposal {
     Proposal {
-        line: 0,
-        quote: String::new(),
-        replacement: String::new(),
-        why: String::new(),
+        edit: Edit {
+            line: 0,
+            quote: String::new(),
+            replacement: String::new(),
+            why: String::new(),
+        },
         outcome: "refused",
         refused: vec![format!("not an edit: {why}")],
         checks: None,
