@@ -6,11 +6,11 @@
 //! keeping the trail of every round.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::{json, Value};
 
-use crate::common::{run_repo, state_dir, text};
+use crate::common::{run_repo, state_dir, text, ANALYZER};
 
 /// One task: a shell criterion proving a requirement and a file criterion.
 /// Line 14 is the shell criterion, line 15 the file criterion.
@@ -35,16 +35,9 @@ Build the store.
 /// teaches a flag its criteria lack.
 const LESSON: &str = "---\nmatch:\n  hints: [shell]\n  commands: [cargo]\ntask: task-9\nprd: prds/old.md\ncreated: 2026-01-01T00:00:00Z\n---\n`cargo test` in this repository needs `--features test-db`.\n";
 
-const ANALYZER: &str = "[roles.analyzer]\nprovider = \"anthropic\"\nmodel = \"haiku\"\n";
-
 /// `zurdo <args>` in `root` with the stand-in's script set.
 fn zurdo(root: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_zurdo"))
-        .args(args)
-        .current_dir(root)
-        .env("ZURDO_STAND_IN_SCRIPT", root.join(".zurdo/script.json"))
-        .output()
-        .expect("zurdo runs")
+    crate::common::zurdo_scripted(root, args, &[])
 }
 
 /// The analyzer's reply as the stand-in's reasoner rule for prompts

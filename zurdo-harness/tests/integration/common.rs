@@ -174,14 +174,22 @@ pub fn zurdo_run(root: &Path, extra: &[&str], env: &[(&str, &str)]) -> Output {
     let mut args = vec!["run", "--no-prompt"];
     args.extend_from_slice(extra);
     args.push("prds/p.md");
+    zurdo_scripted(root, &args, env)
+}
+
+/// `zurdo <args>` in `root`, its stand-ins reading `.zurdo/script.json`.
+pub fn zurdo_scripted(root: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_zurdo"))
-        .args(&args)
+        .args(args)
         .current_dir(root)
         .env("ZURDO_STAND_IN_SCRIPT", root.join(".zurdo/script.json"))
         .envs(env.iter().copied())
         .output()
         .expect("zurdo runs")
 }
+
+/// `[roles.analyzer]` on the Claude stand-in.
+pub const ANALYZER: &str = "[roles.analyzer]\nprovider = \"anthropic\"\nmodel = \"haiku\"\n";
 
 /// The state directory of `prds/p.md` (`.zurdo/p-<hash>`).
 pub fn state_dir(root: &Path) -> std::path::PathBuf {

@@ -7,11 +7,11 @@
 //! that weakens the criterion, one whose hint still cannot run).
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::{json, Value};
 
-use crate::common::{run_repo, state, state_dir, text, write_state, zurdo_run};
+use crate::common::{run_repo, state, state_dir, text, write_state, zurdo_run, ANALYZER};
 
 /// Task 1's criterion (line 12) runs a command that does not exist, so it
 /// fails with exit 127 whatever the agent does; task 2 depends on it.
@@ -41,16 +41,9 @@ Create out/after.txt.
 
 const HEALED: &str = "- [ ] the marker exists [shell: test -f out/done.txt]";
 
-const ANALYZER: &str = "[roles.analyzer]\nprovider = \"anthropic\"\nmodel = \"haiku\"\n";
-
 /// `zurdo <args>` in `root` with the stand-in's script set.
 fn zurdo(root: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_zurdo"))
-        .args(args)
-        .current_dir(root)
-        .env("ZURDO_STAND_IN_SCRIPT", root.join(".zurdo/script.json"))
-        .output()
-        .expect("zurdo runs")
+    crate::common::zurdo_scripted(root, args, &[])
 }
 
 /// The agent does the work (both markers); the analyzer answers heal
