@@ -117,6 +117,17 @@ impl Error {
         Error::new(ErrorKind::Invalid, message)
     }
 
+    /// Reads the PRD at `path` and parses it: its bytes and model, or the
+    /// error that names `shown` and every grammar error as `file:line`.
+    pub fn read_prd(path: &Path, shown: &str) -> Result<(Vec<u8>, zurdo::Prd), Error> {
+        let bytes = zurdo::source::read(path).map_err(|e| Error::invalid(e.to_string()))?;
+        let prd = zurdo::parse_bytes(&bytes).map_err(|errors| {
+            let lines: Vec<String> = errors.iter().map(|e| e.render(shown)).collect();
+            Error::invalid(format!("{shown} is not a valid PRD:\n{}", lines.join("\n")))
+        })?;
+        Ok((bytes, prd))
+    }
+
     /// `path` could not be read or written: `<path>: <what>: <error>`.
     pub fn io(path: &Path, what: &str, error: impl fmt::Display) -> Error {
         Error::new(ErrorKind::Io, format!("{what} {}: {error}", path.display()))

@@ -27,11 +27,7 @@ const DIFF_LINES: usize = 400;
 /// Runs the command and returns its exit status.
 pub fn run(args: &ReviewArgs) -> Outcome {
     let shown = args.prd.display().to_string();
-    let bytes = source::read(&args.prd).map_err(|e| Error::invalid(e.to_string()))?;
-    let prd = zurdo::parse_bytes(&bytes).map_err(|errors| {
-        let lines: Vec<String> = errors.iter().map(|e| e.render(&shown)).collect();
-        Error::invalid(format!("{shown} is not a valid PRD:\n{}", lines.join("\n")))
-    })?;
+    let (bytes, prd) = Error::read_prd(&args.prd, &shown)?;
     let root = source::repo_root(&args.prd);
     let relative = source::relative_to(&root, &args.prd).unwrap_or_else(|| shown.clone());
     let dir = StateDir::new(&root, &relative);

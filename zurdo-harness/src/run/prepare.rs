@@ -35,14 +35,7 @@ pub(super) fn prepare(
     let root = source::repo_root(prd_path);
     // The config is checked before any PRD is read.
     let mut config = Config::load(&root)?;
-    let bytes = source::read(prd_path).map_err(|e| Error::invalid(e.to_string()))?;
-    let prd = zurdo::parse_bytes(&bytes).map_err(|errors| {
-        let lines: Vec<String> = errors.iter().map(|e| e.render(&display)).collect();
-        Error::invalid(format!(
-            "{display} is not a valid PRD:\n{}",
-            lines.join("\n")
-        ))
-    })?;
+    let (bytes, prd) = Error::read_prd(prd_path, &display)?;
     let relative = source::relative_to(&root, prd_path).unwrap_or_else(|| display.clone());
     check_efforts(&prd, &config)?;
     if config.verification.clean_room == "bubblewrap" && !evidence::room::bubblewrap_installed() {

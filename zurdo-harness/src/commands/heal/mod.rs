@@ -152,11 +152,7 @@ pub fn run(args: &HealArgs) -> Outcome {
     let shown = args.prd.display().to_string();
     let root = source::repo_root(&args.prd);
     let config = Config::load(&root)?;
-    let bytes = source::read(&args.prd).map_err(|e| Error::invalid(e.to_string()))?;
-    let prd = zurdo::parse_bytes(&bytes).map_err(|errors| {
-        let lines: Vec<String> = errors.iter().map(|e| e.render(&shown)).collect();
-        Error::invalid(format!("{shown} is not a valid PRD:\n{}", lines.join("\n")))
-    })?;
+    let (bytes, prd) = Error::read_prd(&args.prd, &shown)?;
     if let Some(id) = args.task.as_deref().filter(|id| prd.task(id).is_none()) {
         return Err(Error::invalid(format!("{shown} has no task `{id}`")));
     }
