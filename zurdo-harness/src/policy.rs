@@ -77,7 +77,7 @@ impl Rules {
 
     /// SHA-256 of the canonical document, hex: the policy id.
     pub fn id(&self) -> String {
-        hex(self.canonical().as_bytes())
+        id_of(&self.canonical())
     }
 
     /// The rules a policy document records, when it records them whole
@@ -205,6 +205,12 @@ pub fn canonical(v: &VerificationConfig, budget: &Budget) -> String {
 /// SHA-256 of the canonical document, hex.
 pub fn id(v: &VerificationConfig, budget: &Budget) -> String {
     hex(canonical(v, budget).as_bytes())
+}
+
+/// The policy id of a canonical document already built ([`Rules::id`]
+/// without building it again).
+pub fn id_of(canonical: &str) -> String {
+    hex(canonical.as_bytes())
 }
 
 /// SHA-256 of `bytes`, hex.
