@@ -183,6 +183,7 @@ pub(super) fn prepare(
         stop: None,
         pyxis,
         said_counts_tokens: BTreeSet::new(),
+        sandbox_usable: std::cell::OnceCell::new(),
         _lock: lock,
     };
     run.reconcile_reviews(&crate::state::review_log::sha256_hex(&bytes));
