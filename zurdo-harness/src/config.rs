@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use toml::Spanned;
 use zurdo::limits::{self, DurationError};
 use zurdo::verify::{VerificationConfig, CONFIG_PATH};
@@ -136,7 +136,7 @@ pub struct Role {
 }
 
 /// One provider and model a role can be asked through.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Seat {
     /// Whose CLI.
     pub provider: Provider,
@@ -163,7 +163,7 @@ impl ChallengerConfig {
         serde_json::json!({
             "provider": self.role.provider,
             "model": self.role.model,
-            "fallback": self.role.fallback.iter().map(|s| serde_json::json!({"provider": s.provider, "model": s.model})).collect::<Vec<_>>(),
+            "fallback": self.role.fallback,
             "max_calls_per_run": self.max_calls_per_run,
             "max_calls_per_task": self.max_calls_per_task,
             "timeout_ms": u64::try_from(self.timeout.as_millis()).unwrap_or(u64::MAX),
@@ -176,12 +176,7 @@ impl ChallengerConfig {
     /// field reads back.
     pub fn from_document(doc: &serde_json::Value) -> Option<ChallengerConfig> {
         let provider = |v: &serde_json::Value| serde_json::from_value::<Provider>(v.clone()).ok();
-        let seat = |v: &serde_json::Value| {
-            Some(Seat {
-                provider: provider(&v["provider"])?,
-                model: v["model"].as_str()?.to_string(),
-            })
-        };
+        let seat = |v: &serde_json::Value| serde_json::from_value::<Seat>(v.clone()).ok();
         let count = |key: &str| doc[key].as_u64().and_then(|n| u32::try_from(n).ok());
         Some(ChallengerConfig {
             role: Role {
@@ -362,26 +357,14 @@ impl Config {
         .map_err(|m| at(raw.defaults.max_attempts.span(), m))?;
         let role = |name: &str, r: &Option<RawRole>| -> Result<Option<Role>, String> {
             let Some(r) = r else { return Ok(None) };
-            let own = provider(&r.provider)?;
-            let mut fallback: Vec<Seat> = Vec::new();
-            for entry in &r.fallback {
-                let seat =
-                    seat(name, entry.get_ref(), &effort_map).map_err(|m| at(entry.span(), m))?;
-                if seat.provider == own && seat.model == r.model || fallback.contains(&seat) {
-                    return Err(at(
-                        entry.span(),
-                        format!(
-                            "[roles.{name}] fallback names {}/{} twice; each entry is tried once, in order",
-                            seat.provider.name(),
-                            seat.model
-                        ),
-                    ));
-                }
-                fallback.push(seat);
-            }
-            Ok(Some(Role {
-                provider: own,
+            let own = Seat {
+                provider: provider(&r.provider)?,
                 model: r.model.clone(),
+            };
+            let fallback = fallback_seats(name, &own, &r.fallback, &effort_map, &at)?;
+            Ok(Some(Role {
+                provider: own.provider,
+                model: own.model,
                 fallback,
             }))
         };
@@ -578,6 +561,34 @@ fn seat(
     Ok(Seat { provider, model })
 }
 
+/// A role's `fallback` entries, each a [`seat`], in order; an entry that
+/// names the role's own seat or an earlier entry again is an error at its
+/// span.
+fn fallback_seats(
+    role: &str,
+    own: &Seat,
+    entries: &[Spanned<String>],
+    effort_map: &BTreeMap<Provider, BTreeMap<String, String>>,
+    at: &dyn Fn(std::ops::Range<usize>, String) -> String,
+) -> Result<Vec<Seat>, String> {
+    let mut fallback: Vec<Seat> = Vec::new();
+    for entry in entries {
+        let seat = seat(role, entry.get_ref(), effort_map).map_err(|m| at(entry.span(), m))?;
+        if seat == *own || fallback.contains(&seat) {
+            return Err(at(
+                entry.span(),
+                format!(
+                    "[roles.{role}] fallback names {}/{} twice; each entry is tried once, in order",
+                    seat.provider.name(),
+                    seat.model
+                ),
+            ));
+        }
+        fallback.push(seat);
+    }
+    Ok(fallback)
+}
+
 /// `[escalation]`: `None` unless enabled; every rung checked against the
 /// effort maps it needs.
 fn escalation(
@@ -703,26 +714,15 @@ fn challenger_config(
         }
         None => 60,
     };
-    let mut fallback: Vec<Seat> = Vec::new();
-    for entry in &raw.fallback {
-        let seat =
-            seat("challenger", entry.get_ref(), effort_map).map_err(|m| at(entry.span(), m))?;
-        if seat.provider == who && seat.model == model || fallback.contains(&seat) {
-            return Err(at(
-                entry.span(),
-                format!(
-                    "[roles.challenger] fallback names {}/{} twice; each entry is tried once, in order",
-                    seat.provider.name(),
-                    seat.model
-                ),
-            ));
-        }
-        fallback.push(seat);
-    }
+    let own = Seat {
+        provider: who,
+        model,
+    };
+    let fallback = fallback_seats("challenger", &own, &raw.fallback, effort_map, at)?;
     Ok(ChallengerConfig {
         role: Role {
-            provider: who,
-            model,
+            provider: own.provider,
+            model: own.model,
             fallback,
         },
         chosen: (!chosen.is_empty()).then(|| chosen.join(", ")),

@@ -167,6 +167,18 @@ impl Escalation {
             "climb_on": self.climb_on.name(),
         })
     }
+
+    /// The ladder a policy document's `escalation` section records, when
+    /// every part reads back.
+    pub fn from_document(e: &Value) -> Option<Escalation> {
+        let ladder = e["ladder"]
+            .as_array()?
+            .iter()
+            .map(|r| r.as_str().and_then(|r| Rung::parse(r).ok()))
+            .collect::<Option<Vec<_>>>()?;
+        let climb_on = Trigger::parse(e["climb_on"].as_str()?).ok()?;
+        Some(Escalation { ladder, climb_on })
+    }
 }
 
 /// A rung skipped on the way up: it could not run.

@@ -9,7 +9,8 @@
 //! 1. [`error`] (exit codes and the error type), [`agent`] (providers, the
 //!    CLIs' command lines and event streams), [`evidence`] (baselines,
 //!    frozen paths, toolchain, the clean room, behind [`evidence::Guards`]),
-//!    [`policy`], [`budget`] (cost budgets and the prediction of an
+//!    [`escalation`] (the ladder a failing task climbs: its rungs and
+//!    triggers), [`policy`], [`budget`] (cost budgets and the prediction of an
 //!    attempt's spend), [`config`], [`prompt`], [`pyxis`] (a task's query and
 //!    its `# Where to look` section), [`reason`] (fingerprints,
 //!    diagnosis, the lesson library, the analyzer's critique and heals),

@@ -77,7 +77,7 @@ impl Rules {
 
     /// SHA-256 of the canonical document, hex: the policy id.
     pub fn id(&self) -> String {
-        hex(self.canonical().as_bytes())
+        id_of(&self.canonical())
     }
 
     /// The rules a policy document records, when it records them whole
@@ -96,25 +96,10 @@ impl Rules {
         Some(Rules {
             verification,
             budget,
-            escalation: escalation_of(doc),
+            escalation: doc.get("escalation").and_then(Escalation::from_document),
             challenger,
         })
     }
-}
-
-/// The ladder a policy document records, when it records one.
-pub fn escalation_of(document: &Value) -> Option<Escalation> {
-    let e = document.get("escalation")?;
-    let ladder = e["ladder"]
-        .as_array()?
-        .iter()
-        .map(|r| {
-            r.as_str()
-                .and_then(|r| crate::escalation::Rung::parse(r).ok())
-        })
-        .collect::<Option<Vec<_>>>()?;
-    let climb_on = crate::escalation::Trigger::parse(e["climb_on"].as_str()?).ok()?;
-    Some(Escalation { ladder, climb_on })
 }
 
 /// The canonical policy document (keys sorted; every default spelled out).
@@ -205,6 +190,12 @@ pub fn canonical(v: &VerificationConfig, budget: &Budget) -> String {
 /// SHA-256 of the canonical document, hex.
 pub fn id(v: &VerificationConfig, budget: &Budget) -> String {
     hex(canonical(v, budget).as_bytes())
+}
+
+/// The policy id of a canonical document already built ([`Rules::id`]
+/// without building it again).
+pub fn id_of(canonical: &str) -> String {
+    hex(canonical.as_bytes())
 }
 
 /// SHA-256 of `bytes`, hex.
@@ -385,6 +376,7 @@ mod tests {
         );
         assert_eq!(doc["escalation"]["climb_on"], "stall");
         assert_ne!(rules(Some(e.clone()), None).id(), id(&base, &NONE));
+        let escalation_of = |doc: &Value| doc.get("escalation").and_then(Escalation::from_document);
         assert_eq!(escalation_of(&doc), Some(e));
         assert_eq!(escalation_of(&document(&base, &NONE)), None);
     }

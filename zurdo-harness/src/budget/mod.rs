@@ -80,11 +80,6 @@ impl Budget {
     pub fn counts_dollars(&self, max_cost: Option<Usd>) -> bool {
         self.max_cost_usd.is_some() || self.max_task_cost_usd.is_some() || max_cost.is_some()
     }
-
-    /// True when a limit in tokens is in force.
-    pub fn counts_tokens(&self) -> bool {
-        self.max_tokens.is_some() || self.max_task_tokens.is_some()
-    }
 }
 
 /// `[budget]` as written: each amount a number of dollars (`5`, `2.5`) or

@@ -256,13 +256,6 @@ pub struct Checked {
     pub result: ProbeResult,
 }
 
-impl Checked {
-    /// True when the probe confirmed the finding.
-    pub fn confirmed(&self) -> bool {
-        matches!(self.result, ProbeResult::Confirmed { .. })
-    }
-}
-
 /// One challenge of a passing attempt, as prd.json records it on the
 /// iteration.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

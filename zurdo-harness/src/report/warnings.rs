@@ -56,14 +56,11 @@ fn line(event: &Event) -> Option<String> {
         ),
         Event::FailedRetried { tasks, unblocked } => format!(
             "--retry-failed gave {} a fresh attempt budget{}",
-            tasks.iter().map(|t| format!("`{t}`")).collect::<Vec<_>>().join(", "),
+            super::codes(tasks),
             if unblocked.is_empty() {
                 String::new()
             } else {
-                format!(
-                    " and unblocked {}",
-                    unblocked.iter().map(|t| format!("`{t}`")).collect::<Vec<_>>().join(", ")
-                )
+                format!(" and unblocked {}", super::codes(unblocked))
             }
         ),
         Event::StateDistrusted { path, why } => format!(

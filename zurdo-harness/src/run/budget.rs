@@ -11,7 +11,7 @@ use zurdo::Task;
 
 use super::Run;
 use crate::agent::vocabulary;
-use crate::budget::{Refusal, Sample};
+use crate::budget::{Refusal, Sample, Unit};
 use crate::event::{Event, Settled};
 use crate::state::run_state::{RunState, Status};
 
@@ -58,13 +58,11 @@ impl Run {
             && vocabulary::vocabulary(provider).cost.is_empty()
             && self.said_counts_tokens.insert(provider)
         {
-            let token_limits = [
-                ("[budget] max_tokens", budget.max_tokens),
-                ("[budget] max_task_tokens", budget.max_task_tokens),
-            ]
-            .into_iter()
-            .filter_map(|(name, limit)| limit.map(|n| format!("{name} = {n}")))
-            .collect();
+            let token_limits = limits
+                .iter()
+                .filter(|l| l.unit == Unit::Tokens)
+                .map(|l| format!("{} = {}", l.name, l.amount))
+                .collect();
             self.events.emit(Event::BudgetCountsTokens {
                 provider: provider.name().to_string(),
                 cli: provider.default_command().to_string(),

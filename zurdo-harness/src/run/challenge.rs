@@ -189,11 +189,15 @@ impl Run {
         if read.findings.is_empty() {
             return record;
         }
+        let sandboxed = *self
+            .sandbox_usable
+            .get_or_init(|| crate::agent::sandbox::usable().is_ok());
         let probes = Probes::new(
             self.ctx.verifier.root(),
             tree,
             config,
             &self.ctx.config.verification,
+            sandboxed,
         );
         record.findings = read
             .findings
@@ -230,7 +234,8 @@ fn confirmed(c: &Checked, code: i32, output: &str) -> Caught {
 
 /// Where the probes run: a scratch checkout of the verified tree, with the
 /// hints' allowlisted environment and limit, under bubblewrap (the system
-/// read-only, the working tree hidden) when `bwrap` works here.
+/// read-only, the working tree hidden) when `bwrap` works here
+/// (`sandboxed`).
 struct Probes {
     room: std::path::PathBuf,
     verifier: Result<Verifier, String>,
@@ -242,6 +247,7 @@ impl Probes {
         tree: &str,
         config: &crate::config::ChallengerConfig,
         verification: &zurdo::verify::VerificationConfig,
+        sandboxed: bool,
     ) -> Probes {
         let room = std::env::temp_dir().join(format!(
             "zurdo-challenge-{}-{}",
@@ -249,7 +255,6 @@ impl Probes {
             &tree[..12.min(tree.len())]
         ));
         let _ = std::fs::remove_dir_all(&room);
-        let sandboxed = crate::agent::sandbox::usable().is_ok();
         let verifier = if !sandboxed && !config.unsandboxed_probes {
             Err("not run: a probe is a command a model wrote after reading the agent's diff, and bwrap cannot sandbox it here ([roles.challenger] unsandboxed_probes = true runs it anyway)".to_string())
         } else {

@@ -21,20 +21,6 @@ use crate::escalation::{Climb, Rung, Skipped, Standing, Trigger};
 use crate::event::{Event, Settled};
 use crate::state::run_state::Status;
 
-/// What a rung does once reached.
-enum Effect {
-    /// Nothing changes but the rung (`retry`).
-    Nothing,
-    /// One diagnosis call.
-    Diagnose,
-    /// The task moves to this effort.
-    Effort(String),
-    /// The task moves to this provider.
-    Provider(crate::agent::Provider),
-    /// The task fails now.
-    Halt,
-}
-
 impl Run {
     /// After a failed attempt with the ladder on: the stall check, then a
     /// climb when the trigger fires. `Some` when the task settles (a
@@ -66,7 +52,7 @@ impl Run {
             .unwrap_or_default();
         let from = standing.rung_name(&ladder);
         let mut skipped = Vec::new();
-        let effect = loop {
+        let rung = loop {
             let Some(next) = standing.next(&ladder) else {
                 // At the top: nothing more to climb (the rungs passed over
                 // on the way were said).
@@ -76,7 +62,7 @@ impl Run {
             standing.rung = Some(next);
             let rung = &ladder[next];
             match self.rung_runs(task, rung, &standing) {
-                Ok(effect) => break effect,
+                Ok(()) => break rung,
                 Err(why) => {
                     self.events.emit(Event::EscalationSkipped {
                         task: task.id.clone(),
@@ -91,15 +77,15 @@ impl Run {
                 }
             }
         };
-        match &effect {
-            Effect::Effort(key) => standing.effort = Some(key.clone()),
-            Effect::Provider(p) => standing.provider = Some(*p),
+        match rung {
+            Rung::Effort(key) => standing.effort = Some(key.clone()),
+            Rung::Provider(p) => standing.provider = Some(*p),
             _ => {}
         }
         let to = standing.rung_name(&ladder);
         // Who runs the next attempt (the failover still applies to it).
-        let (provider, model) = match effect {
-            Effect::Halt => (None, None),
+        let (provider, model) = match rung {
+            Rung::Halt => (None, None),
             _ => {
                 let p = standing.provider.unwrap_or(self.ctx.config.executor);
                 let efforts: Vec<String> = standing
@@ -134,9 +120,9 @@ impl Run {
             provider: provider.map(|p| p.name().to_string()),
             model,
         });
-        match effect {
-            Effect::Halt => Some((Status::Failed, Settled::EscalatedToHalt { attempt })),
-            Effect::Diagnose => {
+        match rung {
+            Rung::Halt => Some((Status::Failed, Settled::EscalatedToHalt { attempt })),
+            Rung::Diagnose => {
                 let calls = self.record.state.reasoner_calls;
                 let halted = self
                     .reasoner()
@@ -149,13 +135,8 @@ impl Run {
         }
     }
 
-    /// What `rung` does for `task` now, or why it cannot run.
-    fn rung_runs(
-        &mut self,
-        task: &Task,
-        rung: &Rung,
-        standing: &Standing,
-    ) -> Result<Effect, String> {
+    /// Whether `rung` can run for `task` now, or why it cannot.
+    fn rung_runs(&mut self, task: &Task, rung: &Rung, standing: &Standing) -> Result<(), String> {
         // The provider and model of the attempt that just failed.
         let last = self
             .record
@@ -169,11 +150,10 @@ impl Run {
             });
         let (current, model_now) = last.unwrap_or((self.wanted_provider(task), String::new()));
         match rung {
-            Rung::Retry => Ok(Effect::Nothing),
-            Rung::Halt => Ok(Effect::Halt),
+            Rung::Retry | Rung::Halt => Ok(()),
             Rung::Diagnose => match self.reasoner().cannot_diagnose() {
                 Some(why) => Err(why),
-                None => Ok(Effect::Diagnose),
+                None => Ok(()),
             },
             Rung::Effort(key) => {
                 let model = self
@@ -187,7 +167,7 @@ impl Run {
                 if model == model_now {
                     return Err(format!("the task already runs `{model}`"));
                 }
-                Ok(Effect::Effort(key.clone()))
+                Ok(())
             }
             Rung::Provider(p) => {
                 if *p == current {
@@ -218,7 +198,7 @@ impl Run {
                 if let Some(why) = self.providers.why_refused(*p, model) {
                     return Err(why);
                 }
-                Ok(Effect::Provider(*p))
+                Ok(())
             }
         }
     }

@@ -18,19 +18,13 @@ use super::Run;
 use crate::agent::failure::InfraFailure;
 use crate::agent::side_call;
 use crate::agent::Provider;
-use crate::config::{Config, Role};
+use crate::config::{Config, Role, Seat};
 use crate::error::{Error, ErrorKind};
 use crate::escalation::Rung;
 use crate::event::{Event, Events};
 
-/// Who runs an attempt.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct Agent {
-    /// Whose CLI.
-    pub provider: Provider,
-    /// The model.
-    pub model: String,
-}
+/// Who runs an attempt: a provider and model, as a role's [`Seat`].
+pub(super) type Agent = Seat;
 
 /// What this run knows about its providers beyond the config: the ones
 /// blocked for the rest of the run, and the models refused at the probe.

@@ -179,6 +179,9 @@ struct Run {
     /// The providers whose CLI reports no cost that the run has said so of
     /// (once each: their attempts count against the token limits).
     said_counts_tokens: BTreeSet<crate::agent::Provider>,
+    /// Whether `bwrap` can sandbox a challenger's probes here: asked once,
+    /// at the first probe of the run.
+    sandbox_usable: std::cell::OnceCell<bool>,
     _lock: Lock,
 }
 

@@ -176,6 +176,7 @@ pub(super) fn prepare(
         stop: None,
         pyxis,
         said_counts_tokens: BTreeSet::new(),
+        sandbox_usable: std::cell::OnceCell::new(),
         _lock: lock,
     };
     run.reconcile_reviews(&crate::state::review_log::sha256_hex(&bytes));
@@ -516,12 +517,14 @@ fn fix_policy(
     use zurdo::verify::VerificationConfig;
     let today = Rules::of(config);
     if state.policy.is_empty() {
-        state.policy = today.id();
+        // One document, hashed once (building it hashes the sealed file).
+        let canonical = today.canonical();
+        state.policy = crate::policy::id_of(&canonical);
         let text = match &config.source {
             Some(path) => std::fs::read_to_string(path).unwrap_or_default(),
             None => crate::config::TEMPLATE.to_string(),
         };
-        events.on_write(dir.write_policy(&today.canonical(), &text));
+        events.on_write(dir.write_policy(&canonical, &text));
         return Ok(state);
     }
     if state.policy == today.id() {
@@ -548,13 +551,16 @@ fn fix_policy(
     // The run-start budget, ladder and challenger are kept like its
     // [verification].
     let from_config = dir.read_config_at_run_start().and_then(|text| {
-        let verification = VerificationConfig::parse(&text).ok()?;
-        let parsed = Config::parse(&text).ok();
-        let mut rules = Rules {
-            verification,
-            budget: parsed.as_ref().map(|c| c.budget).unwrap_or_default(),
-            escalation: parsed.as_ref().and_then(|c| c.escalation.clone()),
-            challenger: parsed.and_then(|c| c.challenger),
+        // Config::parse reads [verification] as VerificationConfig::parse
+        // does; a file only the latter accepts keeps the other defaults.
+        let mut rules = match Config::parse(&text) {
+            Ok(parsed) => Rules::of(&parsed),
+            Err(_) => Rules {
+                verification: VerificationConfig::parse(&text).ok()?,
+                budget: Default::default(),
+                escalation: None,
+                challenger: None,
+            },
         };
         if recorded(&rules) {
             return Some(rules);

@@ -16,7 +16,8 @@ use zurdo::Task;
 use super::failover::{self, Providers};
 use super::interrupt::Interrupt;
 use super::{Context, Record, Run};
-use crate::agent::{vocabulary, Usage};
+use crate::agent::side_call::Reply;
+use crate::agent::vocabulary;
 use crate::config::{Config, Role};
 use crate::event::{Event, Events, Extraction};
 use crate::evidence::Guards;
@@ -30,13 +31,6 @@ use crate::state::run_state::{
 
 /// Lessons at most in one prompt.
 pub const MAX_INJECTED: usize = 3;
-
-/// What one reasoner call answered.
-struct Reply {
-    text: String,
-    usage: Option<Usage>,
-    model: String,
-}
 
 /// The lesson library and its use counts, read at run start (plus what
 /// this run extracts).
@@ -629,12 +623,7 @@ impl Reasoner<'_> {
                     .write_reason_file(name, "out", &called.stdout),
             );
         }
-        let reply = called.reply?;
-        Ok(Reply {
-            text: reply.text,
-            usage: reply.usage,
-            model: reply.model,
-        })
+        called.reply
     }
 }
 

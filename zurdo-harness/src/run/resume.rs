@@ -97,9 +97,7 @@ pub(super) fn retry_failed(state: &mut RunState, prd: &Prd, config: &Config, eve
         match t.status {
             Status::Failed => {
                 let budget = prd
-                    .tasks
-                    .iter()
-                    .find(|p| p.id == t.id)
+                    .task(&t.id)
                     .and_then(|p| p.metadata.max_attempts)
                     .unwrap_or(config.max_attempts);
                 t.max_attempts = t

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use zurdo::verify::CriterionVerdict;
 use zurdo::Task;
 
-use super::run_state::TaskState;
+use super::run_state::{is_zero, TaskState};
 use crate::agent::Usage;
 
 /// What a verified task cost and what proved it.
@@ -60,10 +60,6 @@ pub struct Proof {
     pub line: usize,
     /// Its hints as written (`[shell: cargo test]`).
     pub hints: Vec<String>,
-}
-
-fn is_zero(n: &u32) -> bool {
-    *n == 0
 }
 
 impl Receipt {

@@ -678,7 +678,7 @@ impl RunState {
 pub const MAX_ATTEMPTS: u32 = 1000;
 
 /// For `skip_serializing_if`: a zero count is left out.
-fn is_zero(n: &u32) -> bool {
+pub(super) fn is_zero(n: &u32) -> bool {
     *n == 0
 }
 
