@@ -33,7 +33,9 @@ use super::Provider;
 
 pub use retry::come_back_at;
 pub use signatures::{signatures, Sign, Signature, Weight, SIGNATURES};
-pub use watch::{classify, Ended, Snapshot, Watcher};
+#[cfg(test)]
+pub(crate) use watch::classify;
+pub use watch::{Ended, Snapshot, Watcher};
 
 #[cfg(test)]
 mod tests_captured;
