@@ -411,6 +411,9 @@ pub fn run_watched(
     let group = Cell::new(0i32);
     let killed = Cell::new(false);
     let mut watcher = Watcher::new(provider);
+    // The events read when the progress was last set (its snapshot changes
+    // only when a new one is).
+    let mut shown: Option<usize> = None;
     let finished = {
         let mut observe = |stream: Stream, bytes: &[u8]| {
             tee(stream, bytes);
@@ -421,7 +424,11 @@ pub fn run_watched(
                 killed.set(true);
             }
             if let Some(progress) = progress {
-                progress.set(watcher.snapshot());
+                let events = watcher.events();
+                if shown != Some(events) {
+                    shown = Some(events);
+                    progress.set(watcher.snapshot());
+                }
             }
         };
         exec::run_bounded(

@@ -178,6 +178,12 @@ impl Watcher {
         }
     }
 
+    /// JSON events read from stdout so far (what [`Watcher::snapshot`]
+    /// reads changes only when this grows).
+    pub fn events(&self) -> usize {
+        self.live.events()
+    }
+
     /// What the agent has done so far.
     pub fn snapshot(&self) -> Snapshot {
         let calls = self.live.tool_calls();
