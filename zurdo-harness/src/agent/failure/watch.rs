@@ -228,11 +228,11 @@ impl Watcher {
             }
             let message = say
                 .iter()
-                .find_map(|t| vocabulary::text_in(t, event))
+                .find_map(|t| vocabulary::text_at(t, event))
                 .map(|m| one_line(&m))
                 .unwrap_or_default();
             let retry_after = at
-                .and_then(|p| vocabulary::field(event, p))
+                .and_then(|p| vocabulary::get(event, p))
                 .and_then(|v| v.as_i64().or_else(|| v.as_f64().map(|f| f as i64)))
                 .or_else(|| self.retry_in_words(sig.kind, &message));
             hit.push(i);
