@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 use super::argv::{self, any_many, choice, flag, opt, val, ArgError, Opt};
 use super::{
     cwd, drive, emit, emit_raw, env_is, error_text, now_iso, now_ms, piped_stdin, shell_quote,
-    Agent, ErrorKind, FailKind, Failing, Ids, Invocation, ModelStatus, Op, Outcome, Tokens, Tool,
+    Agent, ErrorKind, Failing, Trouble, Ids, Invocation, ModelStatus, Op, Outcome, Tokens, Tool,
     ToolEnd,
 };
 
@@ -376,23 +376,23 @@ impl Agent for Gemini {
         emit(&v);
     }
 
-    fn cannot_work(&mut self, inv: &Invocation, f: &Failing, _o: &Outcome) -> u8 {
+    fn cannot_work(&mut self, _inv: &Invocation, f: &Failing, _o: &Outcome) -> u8 {
         match f.kind {
             // google-gemini/gemini-cli#1088, #26840.
-            FailKind::Quota => self.fail(
+            Trouble::Quota => self.fail(
                 "TerminalQuotaError",
                 r#"[API Error: {"error":{"code":429,"message":"You exceeded your current quota, please check your plan and billing details.","status":"RESOURCE_EXHAUSTED"}}]"#,
                 1,
             ),
             // google-gemini/gemini-cli#1905 (gemini says no reset time).
-            FailKind::RateLimit => self.fail(
+            Trouble::RateLimit => self.fail(
                 "unknown",
                 r#"[API Error: {"error":{"message":"{\n  \"error\": {\n    \"code\": 429,\n    \"message\": \"Resource has been exhausted (e.g. check quota).\",\n    \"status\": \"RESOURCE_EXHAUSTED\"\n  }\n}\n","code":429,"status":"Too Many Requests"}}]"#,
                 1,
             ),
             // real-runs/gemini-fake-long: nine retries with their stack
             // (over 3.5 min there), the report's path, the error result.
-            FailKind::Network => {
+            Trouble::Network => {
                 for n in 1..=9 {
                     self.retry(n);
                     for frame in FETCH_STACK {
@@ -411,7 +411,6 @@ impl Agent for Gemini {
                     1,
                 )
             }
-            FailKind::Auth | FailKind::Crash => self.auth_missing(inv),
         }
     }
 

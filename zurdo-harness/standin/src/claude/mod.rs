@@ -9,7 +9,7 @@ use options::{usage_error, OPTIONS, TOOLS};
 use super::argv::{self, Parsed};
 use super::{
     clock12, cwd, drive, emit, emit_raw, env_is, error_text, euid, load_script, piped_stdin, share,
-    shell_quote, Agent, Auth, ErrorKind, FailKind, Failing, Ids, Invocation, ModelStatus, Op,
+    shell_quote, Agent, Auth, ErrorKind, Failing, Trouble, Ids, Invocation, ModelStatus, Op,
     Outcome, Tokens, Tool, ToolEnd,
 };
 
@@ -594,17 +594,17 @@ impl Agent for Claude {
         }));
     }
 
-    fn cannot_work(&mut self, inv: &Invocation, f: &Failing, o: &Outcome) -> u8 {
+    fn cannot_work(&mut self, _inv: &Invocation, f: &Failing, o: &Outcome) -> u8 {
         let line = self.result_of(o);
         match f.kind {
             // CLI-NOTES §5 (cited): result api_error_status 429.
-            FailKind::Quota => self.api_error(
+            Trouble::Quota => self.api_error(
                 line,
                 "You've hit your monthly spend limit. Switch to another model to continue.",
                 "billing_error",
                 json!(429),
             ),
-            FailKind::RateLimit => match f.resets_at {
+            Trouble::RateLimit => match f.resets_at {
                 Some(at) => {
                     // The stream's own reset time (desplega-ai/agent-swarm#508),
                     // then the text (anthropics/claude-code#23236).
@@ -630,7 +630,7 @@ impl Agent for Claude {
             },
             // real-runs/claude-fakekey-long: ten retries (0.5 s to 40 s
             // apart there), then ConnectionRefused.
-            FailKind::Network => {
+            Trouble::Network => {
                 for n in 1..=10 {
                     self.retry(n);
                     std::thread::sleep(std::time::Duration::from_millis(300));
@@ -642,7 +642,6 @@ impl Agent for Claude {
                     Value::Null,
                 )
             }
-            FailKind::Auth | FailKind::Crash => self.auth_missing(inv),
         }
     }
 
