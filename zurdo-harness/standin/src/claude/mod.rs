@@ -9,8 +9,8 @@ use options::{usage_error, OPTIONS, TOOLS};
 use super::argv::{self, Parsed};
 use super::{
     clock12, cwd, drive, emit, emit_raw, env_is, error_text, euid, load_script, piped_stdin, share,
-    shell_quote, Agent, Auth, ErrorKind, Failing, Trouble, Ids, Invocation, ModelStatus, Op,
-    Outcome, Tokens, Tool, ToolEnd,
+    shell_quote, Agent, Auth, ErrorKind, Failing, Ids, Invocation, ModelStatus, Op, Outcome,
+    Tokens, Tool, ToolEnd, Trouble,
 };
 
 const VERSION: &str = "2.1.197";
@@ -153,6 +153,15 @@ struct Claude {
 }
 
 impl Claude {
+    /// The ten `api_retry` notices of a CLI with no network, `pause_ms`
+    /// apart.
+    fn retries(&mut self, pause_ms: u64) {
+        for n in 1..=10 {
+            self.retry(n);
+            std::thread::sleep(std::time::Duration::from_millis(pause_ms));
+        }
+    }
+
     fn new(
         inv: &Invocation,
         p: &Parsed,
@@ -483,10 +492,7 @@ impl Agent for Claude {
         // `api_retry` events without an HTTP status, then the API error;
         // 0.2 s apart instead of backing off to 40 s.
         self.init();
-        for n in 1..=10 {
-            self.retry(n);
-            std::thread::sleep(std::time::Duration::from_millis(200));
-        }
+        self.retries(200);
         self.api_failure(
             "API Error: Unable to connect to API (ConnectionRefused)",
             "server_error",
@@ -631,10 +637,7 @@ impl Agent for Claude {
             // real-runs/claude-fakekey-long: ten retries (0.5 s to 40 s
             // apart there), then ConnectionRefused.
             Trouble::Network => {
-                for n in 1..=10 {
-                    self.retry(n);
-                    std::thread::sleep(std::time::Duration::from_millis(300));
-                }
+                self.retries(300);
                 self.api_error(
                     line,
                     "API Error: Unable to connect to API (ConnectionRefused)",
