@@ -385,10 +385,10 @@ pub fn run_watched(
     // The CLI runs under a sentinel (see [`super::sentinel`]): nothing it
     // starts outlives zurdo, even a `kill -9` of zurdo. A CLI that cannot
     // be started is said here, as spawning it directly would.
-    resolve(&invocation.program, &invocation.dir)?;
+    installed(&invocation.program, &invocation.dir)?;
     let (program, args) = match &invocation.sandbox {
         Some(sandbox) => {
-            resolve(super::sandbox::BWRAP, &invocation.dir).map_err(|e| {
+            installed(super::sandbox::BWRAP, &invocation.dir).map_err(|e| {
                 std::io::Error::new(
                     e.kind(),
                     format!("bwrap, the agent's sandbox ([verification] agent_sandbox), cannot be started: {e}"),
@@ -411,6 +411,9 @@ pub fn run_watched(
     let group = Cell::new(0i32);
     let killed = Cell::new(false);
     let mut watcher = Watcher::new(provider);
+    // The events read when the progress was last set (its snapshot changes
+    // only when a new one is).
+    let mut shown: Option<usize> = None;
     let finished = {
         let mut observe = |stream: Stream, bytes: &[u8]| {
             tee(stream, bytes);
@@ -421,7 +424,11 @@ pub fn run_watched(
                 killed.set(true);
             }
             if let Some(progress) = progress {
-                progress.set(watcher.snapshot());
+                let events = watcher.events();
+                if shown != Some(events) {
+                    shown = Some(events);
+                    progress.set(watcher.snapshot());
+                }
             }
         };
         exec::run_bounded(
@@ -486,17 +493,11 @@ fn settle(group: i32) {
     }
 }
 
-/// Where `program` would be found by the sentinel (run in `dir`, with
-/// zurdo's `PATH`): an error like spawning it would give when it would not
-/// be (`No such file or directory`, `Permission denied`).
-/// Where `program` (a path, or a name on `PATH`) resolves from `dir`, or
-/// why it cannot be started (not found, not executable): the check an
-/// agent's spawn makes, without starting anything.
+/// Where `program` (a path, or a name on `PATH`) would be found by the
+/// sentinel, run in `dir` with zurdo's `PATH`; else an error like spawning
+/// it would give (`No such file or directory`, `Permission denied`): the
+/// check an agent's spawn makes, without starting anything.
 pub fn installed(program: &str, dir: &Path) -> std::io::Result<PathBuf> {
-    resolve(program, dir)
-}
-
-fn resolve(program: &str, dir: &Path) -> std::io::Result<PathBuf> {
     use std::os::unix::fs::PermissionsExt;
     let runnable =
         |p: &Path| std::fs::metadata(p).map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0);

@@ -18,7 +18,6 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use zurdo::exec::Stream;
 
 use crate::agent::failure::{FailureKind, InfraFailure};
 use crate::agent::invoke::{self, Groups, Outcome};
@@ -40,12 +39,10 @@ impl std::fmt::Display for ProbeError {
             ProbeError::Agent(failure) => {
                 let cli = failure.cli();
                 f.write_str(failure.kind.headline())?;
-                match failure.kind {
-                    // The system's words or zurdo's, not the CLI's.
-                    FailureKind::CliMissing | FailureKind::CliCrashed => {
-                        write!(f, ": {}", failure.message)?;
-                    }
-                    _ => write!(f, "; {cli} says: {}", failure.message)?,
+                if failure.cli_said() {
+                    write!(f, "; {cli} says: {}", failure.message)?;
+                } else {
+                    write!(f, ": {}", failure.message)?;
                 }
                 if failure.stopped {
                     f.write_str(" (the probe stopped it as soon as it said so)")?;
@@ -274,7 +271,7 @@ fn last_words(provider: Provider, outcome: &Outcome) -> Option<String> {
 fn notices(provider: Provider, stdout: &[u8]) -> Vec<String> {
     let mut found: Vec<String> = Vec::new();
     for line in String::from_utf8_lossy(stdout).lines() {
-        if let Some(n) = notice(provider, Stream::Stdout, line) {
+        if let Some(n) = notice(provider, line) {
             if !found.contains(&n) {
                 found.push(n);
             }
@@ -283,24 +280,18 @@ fn notices(provider: Provider, stdout: &[u8]) -> Vec<String> {
     found
 }
 
-/// A warning the CLI gave on one line of its output (see [`notices`]).
-fn notice(provider: Provider, stream: Stream, line: &str) -> Option<String> {
-    if provider != Provider::OpenAi || stream != Stream::Stdout {
+/// A warning the CLI gave on one line of its stdout (see [`notices`]).
+fn notice(provider: Provider, line: &str) -> Option<String> {
+    if provider != Provider::OpenAi {
         return None;
     }
-    let event = json(line.trim())?;
+    let event = vocabulary::event_of(line)?;
     let item = event.get("item")?;
     (kind(&event) == Some("item.completed")
         && item.get("type").and_then(Value::as_str) == Some("error"))
     .then(|| item.get("message").and_then(Value::as_str))
     .flatten()
     .map(str::to_string)
-}
-
-fn json(line: &str) -> Option<Value> {
-    line.starts_with('{')
-        .then(|| serde_json::from_str::<Value>(line).ok())
-        .flatten()
 }
 
 fn kind(event: &Value) -> Option<&str> {
@@ -310,6 +301,7 @@ fn kind(event: &Value) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use zurdo::exec::Stream;
 
     /// A capture in `tests/fixtures/streams/` (read at compile time, so
     /// the tests never read outside the crate).
@@ -503,7 +495,7 @@ mod tests {
         let text = capture!("codex-json-long.stdout");
         let notices: Vec<String> = text
             .lines()
-            .filter_map(|l| notice(Provider::OpenAi, Stream::Stdout, l))
+            .filter_map(|l| notice(Provider::OpenAi, l))
             .collect();
         assert_eq!(notices.len(), 2, "{notices:?}");
         assert_eq!(
@@ -513,6 +505,6 @@ mod tests {
         assert!(notices[1].starts_with("Falling back from WebSockets to HTTPS transport."));
         assert!(text
             .lines()
-            .all(|l| notice(Provider::Anthropic, Stream::Stdout, l).is_none()));
+            .all(|l| notice(Provider::Anthropic, l).is_none()));
     }
 }

@@ -7,8 +7,8 @@ use serde_json::{json, Value};
 use super::argv::{self, choice, flag, many, val, ArgError, Mode, Opt, Parsed};
 use super::{
     cwd, dir_arg, drive, emit, emit_raw, error_text, load_script, now_iso, now_ms, piped_stdin,
-    shell_quote, spelled_wait, stdin_is_tty, Agent, Auth, FailKind, Failing, Ids, Invocation,
-    ModelStatus, Op, Outcome, Tokens, Tool, ToolEnd,
+    shell_quote, spelled_wait, stdin_is_tty, Agent, Auth, Failing, Ids, Invocation, ModelStatus,
+    Op, Outcome, Tokens, Tool, ToolEnd, Trouble,
 };
 
 const VERSION: &str = "0.171.0";
@@ -591,8 +591,8 @@ impl Agent for Codex {
     fn cannot_work(&mut self, inv: &Invocation, f: &Failing, _o: &Outcome) -> u8 {
         match f.kind {
             // openai/codex#8987.
-            FailKind::Quota => self.fail("Quota exceeded. Check your plan and billing details."),
-            FailKind::RateLimit => match f.resets_at {
+            Trouble::Quota => self.fail("Quota exceeded. Check your plan and billing details."),
+            Trouble::RateLimit => match f.resets_at {
                 // openai/codex#3124, #3899.
                 Some(at) => self.fail(&format!(
                     "You've hit your usage limit. Upgrade to Pro (https://openai.com/chatgpt/pricing) or try again in {}.",
@@ -607,8 +607,7 @@ impl Agent for Codex {
                     ))
                 }
             },
-            FailKind::Network => self.waiting_for_network(),
-            FailKind::Auth | FailKind::Crash => self.auth_missing(inv),
+            Trouble::Network => self.waiting_for_network(),
         }
     }
 

@@ -7,8 +7,8 @@ use serde_json::{json, Value};
 use super::argv::{self, any_many, choice, flag, opt, val, ArgError, Opt};
 use super::{
     cwd, dir_arg, drive, emit, emit_raw, error_text, now_iso, now_ms, piped_stdin, share,
-    shell_quote, spelled_wait, Agent, ErrorKind, ErrorSpec, FailKind, Failing, Ids, Invocation,
-    ModelStatus, Op, Outcome, Tokens, Tool, ToolEnd,
+    shell_quote, spelled_wait, Agent, ErrorKind, ErrorSpec, Failing, Ids, Invocation, ModelStatus,
+    Op, Outcome, Tokens, Tool, ToolEnd, Trouble,
 };
 
 const VERSION: &str = "1.0.102";
@@ -494,19 +494,19 @@ impl Agent for Copilot {
         self.turn_start();
     }
 
-    fn fails_at_start(&self, kind: FailKind) -> bool {
+    fn fails_at_start(&self, trouble: Trouble) -> bool {
         // It validates its login (over the network) before any turn.
-        matches!(kind, FailKind::Auth | FailKind::Network)
+        trouble == Trouble::Network
     }
 
     fn cannot_work(&mut self, inv: &Invocation, f: &Failing, o: &Outcome) -> u8 {
         let (kind, message) = match f.kind {
             // real-runs/copilot-fake.
-            FailKind::Network => return self.offline(inv),
+            Trouble::Network => return self.offline(inv),
             // github/copilot-cli#730.
-            FailKind::Quota => (ErrorKind::Quota, "You have no quota".to_string()),
+            Trouble::Quota => (ErrorKind::Quota, "You have no quota".to_string()),
             // github/copilot-cli#2336, #2769.
-            FailKind::RateLimit => (
+            Trouble::RateLimit => (
                 ErrorKind::RateLimit,
                 format!(
                     "Sorry, you've hit a rate limit that restricts the number of Copilot model requests you can make within a specific time period.{} Please review our Terms of Service (https://docs.github.com/site-policy/github-terms/github-terms-of-service).",
@@ -516,7 +516,6 @@ impl Agent for Copilot {
                     ))
                 ),
             ),
-            FailKind::Auth | FailKind::Crash => return self.auth_missing(inv),
         };
         let failed = Outcome {
             error: Some(ErrorSpec::Detailed {

@@ -165,30 +165,51 @@ pub(crate) trait Agent {
     fn tool_end(&mut self, tool: &Tool, end: &ToolEnd);
     /// The last events; returns the exit status.
     fn finish(&mut self, inv: &Invocation, outcome: &Outcome) -> u8;
-    /// Whether the CLI meets this failure before any turn (it checks its
-    /// login first): then nothing of the attempt is done.
-    fn fails_at_start(&self, kind: FailKind) -> bool {
-        kind == FailKind::Auth
+    /// Whether the CLI meets this failure before any turn, as it meets a
+    /// missing login (which every CLI checks first): then nothing of the
+    /// attempt is done.
+    fn fails_at_start(&self, _trouble: Trouble) -> bool {
+        false
     }
-    /// The CLI cannot work (not `auth` at start, not `crash`): its own
-    /// failure, after the attempt's actions; returns the exit status.
+    /// The CLI cannot work (not `auth`, not `crash`): its own failure,
+    /// after the attempt's actions unless it fails at start; returns the
+    /// exit status.
     fn cannot_work(&mut self, inv: &Invocation, failing: &Failing, outcome: &Outcome) -> u8;
 }
 
-/// An attempt's `fail`, resolved against now.
+/// A [`FailKind`] a CLI that runs answers in its own way (`auth` and
+/// `crash` are the engine's).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Trouble {
+    /// Out of quota or credits.
+    Quota,
+    /// Rate limited.
+    RateLimit,
+    /// No network.
+    Network,
+}
+
+/// An attempt's `fail` a CLI answers in its own way, resolved against now.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Failing {
-    pub kind: FailKind,
+    pub kind: Trouble,
     /// When a rate limit resets, in Unix seconds.
     pub resets_at: Option<u64>,
 }
 
 impl Failing {
-    fn of(fail: &Fail) -> Failing {
-        Failing {
-            kind: fail.kind(),
+    /// `None` for `auth` and `crash`.
+    fn of(fail: &Fail) -> Option<Failing> {
+        let kind = match fail.kind() {
+            FailKind::Quota => Trouble::Quota,
+            FailKind::RateLimit => Trouble::RateLimit,
+            FailKind::Network => Trouble::Network,
+            FailKind::Auth | FailKind::Crash => return None,
+        };
+        Some(Failing {
+            kind,
             resets_at: fail.resets_in_s().map(|s| now_ms() / 1000 + s),
-        }
+        })
     }
 }
 
@@ -321,12 +342,16 @@ pub(crate) fn perform(
             );
         }
     }
-    let failing = attempt.fail.as_ref().map(Failing::of);
-    if let Some(f) = failing.filter(|f| f.kind != FailKind::Crash && agent.fails_at_start(f.kind)) {
-        let code = match f.kind {
-            FailKind::Auth => agent.auth_missing(inv),
-            _ => agent.cannot_work(inv, &f, &Outcome::default()),
-        };
+    let fail = attempt.fail.as_ref();
+    // Every CLI checks its login first: nothing of the attempt is done.
+    if fail.is_some_and(|f| f.kind() == FailKind::Auth) {
+        let code = agent.auth_missing(inv);
+        return attempt.exit.unwrap_or(code);
+    }
+    let crashes = fail.is_some_and(|f| f.kind() == FailKind::Crash);
+    let failing = fail.and_then(Failing::of);
+    if let Some(f) = failing.filter(|f| agent.fails_at_start(f.kind)) {
+        let code = agent.cannot_work(inv, &f, &Outcome::default());
         return attempt.exit.unwrap_or(code);
     }
     let ops = plan(inv, attempt);
@@ -388,8 +413,7 @@ pub(crate) fn perform(
             .unwrap_or_else(|| if probe { "OK".into() } else { "Done.".into() });
     outcome.elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
     let code = match failing {
-        Some(f) if f.kind == FailKind::Crash => crash(),
-        Some(f) if f.kind == FailKind::Auth => agent.auth_missing(inv),
+        _ if crashes => crash(),
         Some(f) => agent.cannot_work(inv, &f, &outcome),
         None => agent.finish(inv, &outcome),
     };

@@ -5,8 +5,8 @@ use serde_json::{json, Value};
 use super::argv::{self, any_many, choice, flag, opt, val, ArgError, Opt};
 use super::{
     cwd, drive, emit, emit_raw, env_is, error_text, now_iso, now_ms, piped_stdin, shell_quote,
-    Agent, ErrorKind, FailKind, Failing, Ids, Invocation, ModelStatus, Op, Outcome, Tokens, Tool,
-    ToolEnd,
+    Agent, ErrorKind, Failing, Ids, Invocation, ModelStatus, Op, Outcome, Tokens, Tool, ToolEnd,
+    Trouble,
 };
 
 const VERSION: &str = "0.61.0";
@@ -167,6 +167,18 @@ struct Gemini {
 }
 
 impl Gemini {
+    /// The nine failed attempts of a CLI with no network, each with the
+    /// stack `frames` on stderr, `pause_ms` apart.
+    fn retries(&mut self, frames: &[&str], pause_ms: u64) {
+        for n in 1..=9 {
+            self.retry(n);
+            for frame in frames {
+                eprintln!("    at {frame}");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(pause_ms));
+        }
+    }
+
     fn stream(&self) -> bool {
         self.format == Format::Stream
     }
@@ -288,10 +300,7 @@ impl Agent for Gemini {
         // the stack traces and 0.2 s apart instead of backing off: nine
         // failed attempts, then the API error.
         self.begin(inv);
-        for n in 1..=9 {
-            self.retry(n);
-            std::thread::sleep(std::time::Duration::from_millis(200));
-        }
+        self.retries(&[], 200);
         self.fail(
             "unknown",
             "[API Error: exception TypeError: fetch failed sending request]",
@@ -376,30 +385,24 @@ impl Agent for Gemini {
         emit(&v);
     }
 
-    fn cannot_work(&mut self, inv: &Invocation, f: &Failing, _o: &Outcome) -> u8 {
+    fn cannot_work(&mut self, _inv: &Invocation, f: &Failing, _o: &Outcome) -> u8 {
         match f.kind {
             // google-gemini/gemini-cli#1088, #26840.
-            FailKind::Quota => self.fail(
+            Trouble::Quota => self.fail(
                 "TerminalQuotaError",
                 r#"[API Error: {"error":{"code":429,"message":"You exceeded your current quota, please check your plan and billing details.","status":"RESOURCE_EXHAUSTED"}}]"#,
                 1,
             ),
             // google-gemini/gemini-cli#1905 (gemini says no reset time).
-            FailKind::RateLimit => self.fail(
+            Trouble::RateLimit => self.fail(
                 "unknown",
                 r#"[API Error: {"error":{"message":"{\n  \"error\": {\n    \"code\": 429,\n    \"message\": \"Resource has been exhausted (e.g. check quota).\",\n    \"status\": \"RESOURCE_EXHAUSTED\"\n  }\n}\n","code":429,"status":"Too Many Requests"}}]"#,
                 1,
             ),
             // real-runs/gemini-fake-long: nine retries with their stack
             // (over 3.5 min there), the report's path, the error result.
-            FailKind::Network => {
-                for n in 1..=9 {
-                    self.retry(n);
-                    for frame in FETCH_STACK {
-                        eprintln!("    at {frame}");
-                    }
-                    std::thread::sleep(std::time::Duration::from_millis(300));
-                }
+            Trouble::Network => {
+                self.retries(&FETCH_STACK, 300);
                 eprintln!(
                     "Error when talking to Gemini API Full report available at: {}/gemini-client-error-Turn.run-sendMessageStream-{}.json Error: exception TypeError: fetch failed sending request",
                     std::env::temp_dir().display(),
@@ -411,7 +414,6 @@ impl Agent for Gemini {
                     1,
                 )
             }
-            FailKind::Auth | FailKind::Crash => self.auth_missing(inv),
         }
     }
 

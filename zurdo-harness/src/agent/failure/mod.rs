@@ -33,7 +33,9 @@ use super::Provider;
 
 pub use retry::come_back_at;
 pub use signatures::{signatures, Sign, Signature, Weight, SIGNATURES};
-pub use watch::{classify, Ended, Snapshot, Watcher};
+#[cfg(test)]
+pub(crate) use watch::classify;
+pub use watch::{Ended, Snapshot, Watcher};
 
 #[cfg(test)]
 mod tests_captured;
@@ -253,13 +255,19 @@ impl InfraFailure {
     /// when the words are the system's or zurdo's (a CLI that never ran,
     /// one that died: `killed by signal 11`), or nothing.
     pub fn quoted(&self) -> String {
-        match (self.kind, self.message.is_empty()) {
-            (_, true) => String::new(),
-            (FailureKind::CliMissing | FailureKind::CliCrashed, false) => {
-                format!(" ({})", self.message)
-            }
-            (_, false) => format!(" (the CLI said: {})", self.message),
+        if self.message.is_empty() {
+            String::new()
+        } else if self.cli_said() {
+            format!(" (the CLI said: {})", self.message)
+        } else {
+            format!(" ({})", self.message)
         }
+    }
+
+    /// Whether the message is the CLI's own words: not when they are the
+    /// system's or zurdo's (a CLI that never ran, one that died).
+    pub fn cli_said(&self) -> bool {
+        !matches!(self.kind, FailureKind::CliMissing | FailureKind::CliCrashed)
     }
 }
 

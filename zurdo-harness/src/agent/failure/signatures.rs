@@ -447,9 +447,13 @@ pub static SIGNATURES: &[Signature] = &[
     ),
 ];
 
-/// The signatures of `provider`'s CLI, in table order.
-pub fn signatures(provider: Provider) -> impl Iterator<Item = &'static Signature> {
-    SIGNATURES.iter().filter(move |s| s.provider == provider)
+/// The signatures of `provider`'s CLI, in table order, each with its
+/// index in [`SIGNATURES`].
+pub fn signatures(provider: Provider) -> impl Iterator<Item = (usize, &'static Signature)> {
+    SIGNATURES
+        .iter()
+        .enumerate()
+        .filter(move |(_, s)| s.provider == provider)
 }
 
 /// What a runtime prints as it dies, whatever the CLI: a Rust panic
@@ -478,7 +482,7 @@ mod tests {
         for p in Provider::ALL {
             for kind in [AuthFailed, Network, QuotaExhausted, RateLimited] {
                 assert!(
-                    signatures(p).any(|s| s.kind == kind),
+                    signatures(p).any(|(_, s)| s.kind == kind),
                     "{p:?} has no {kind:?} signature"
                 );
             }

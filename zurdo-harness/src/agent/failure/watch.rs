@@ -7,7 +7,9 @@
 use serde_json::Value;
 use zurdo::exec::Stream;
 
-use super::signatures::{benign_exit, Sign, Signature, Weight, CRASH_WORDS, SIGNATURES};
+use super::signatures::{
+    benign_exit, signatures, Sign, Signature, Weight, CRASH_WORDS, SIGNATURES,
+};
 use super::{come_back_at, one_line, FailureKind, InfraFailure};
 use crate::agent::vocabulary::{self, Live, Vocabulary};
 use crate::agent::{AgentReport, Provider};
@@ -88,8 +90,9 @@ fn now() -> i64 {
         .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
 }
 
-fn contains_all(line: &str, words: &[&str]) -> bool {
-    let lower = line.to_ascii_lowercase();
+/// Whether `lower` (a line already ASCII-lowercased) holds each of
+/// `words`, ASCII case ignored.
+fn contains_all(lower: &str, words: &[&str]) -> bool {
     words
         .iter()
         .all(|w| lower.contains(&w.to_ascii_lowercase()))
@@ -144,11 +147,20 @@ impl Watcher {
                 self.pending[i].clear();
                 continue;
             }
+            // The line's start is kept in `pending` (its buffer reused).
             let mut line = std::mem::take(&mut self.pending[i]);
-            line.extend_from_slice(head);
-            if line.len() <= MAX_LINE {
-                self.line(stream, &line);
+            if line.is_empty() {
+                if head.len() <= MAX_LINE {
+                    self.line(stream, head);
+                }
+            } else {
+                line.extend_from_slice(head);
+                if line.len() <= MAX_LINE {
+                    self.line(stream, &line);
+                }
+                line.clear();
             }
+            self.pending[i] = line;
         }
         if !self.skipping[i] {
             self.pending[i].extend_from_slice(rest);
@@ -164,6 +176,12 @@ impl Watcher {
             }
             _ => None,
         }
+    }
+
+    /// JSON events read from stdout so far (what [`Watcher::snapshot`]
+    /// reads changes only when this grows).
+    pub fn events(&self) -> usize {
+        self.live.events()
     }
 
     /// What the agent has done so far.
@@ -184,14 +202,6 @@ impl Watcher {
         }
     }
 
-    fn table(&self) -> impl Iterator<Item = (usize, &'static Signature)> {
-        let provider = self.provider;
-        SIGNATURES
-            .iter()
-            .enumerate()
-            .filter(move |(_, s)| s.provider == provider)
-    }
-
     fn line(&mut self, stream: Stream, bytes: &[u8]) {
         let text = String::from_utf8_lossy(bytes);
         let text = text.trim_end_matches('\r');
@@ -209,7 +219,7 @@ impl Watcher {
 
     fn event(&mut self, event: &Value, on_stdout: bool) {
         let mut hit = Vec::new();
-        for (i, sig) in self.table().collect::<Vec<_>>() {
+        for (i, sig) in signatures(self.provider) {
             let Sign::Event { on, say, at } = sig.sign else {
                 continue;
             };
@@ -218,11 +228,11 @@ impl Watcher {
             }
             let message = say
                 .iter()
-                .find_map(|t| vocabulary::text_in(t, event))
+                .find_map(|t| vocabulary::text_at(t, event))
                 .map(|m| one_line(&m))
                 .unwrap_or_default();
             let retry_after = at
-                .and_then(|p| vocabulary::field(event, p))
+                .and_then(|p| vocabulary::get(event, p))
                 .and_then(|v| v.as_i64().or_else(|| v.as_f64().map(|f| f as i64)))
                 .or_else(|| self.retry_in_words(sig.kind, &message));
             hit.push(i);
@@ -230,7 +240,7 @@ impl Watcher {
         }
         if on_stdout {
             // The CLI moved on: a run of retry notices is broken.
-            for (i, sig) in self.table().collect::<Vec<_>>() {
+            for (i, sig) in signatures(self.provider) {
                 if matches!(sig.weight, Weight::Retry(_)) && !hit.contains(&i) {
                     self.runs[i] = 0;
                 }
@@ -242,11 +252,12 @@ impl Watcher {
         if line.trim().is_empty() {
             return;
         }
-        for (i, sig) in self.table().collect::<Vec<_>>() {
+        let lower = line.to_ascii_lowercase();
+        for (i, sig) in signatures(self.provider) {
             let Sign::Text(words) = sig.sign else {
                 continue;
             };
-            if contains_all(line, words) {
+            if contains_all(&lower, words) {
                 let retry_after = self.retry_in_words(sig.kind, line);
                 self.sighting(i, sig, one_line(line), retry_after, true);
             }
@@ -348,9 +359,10 @@ impl Watcher {
         // The stream's own verdict (a result, a failed turn, stderr's last
         // error) is read like a line of text, and the exit code.
         if let Some(error) = ended.report.error.clone() {
-            for (i, sig) in self.table().collect::<Vec<_>>() {
+            let lower = error.to_ascii_lowercase();
+            for (i, sig) in signatures(self.provider) {
                 if let (Sign::Text(words), Weight::Final) = (sig.sign, sig.weight) {
-                    if contains_all(&error, words) {
+                    if contains_all(&lower, words) {
                         let retry_after = self.retry_in_words(sig.kind, &error);
                         self.sighting(i, sig, one_line(&error), retry_after, false);
                     }
@@ -358,7 +370,7 @@ impl Watcher {
             }
         }
         if let Some(code) = ended.exit_code {
-            for (i, sig) in self.table().collect::<Vec<_>>() {
+            for (i, sig) in signatures(self.provider) {
                 if matches!(sig.sign, Sign::Exit(c) if c == code) {
                     let message = ended.report.error.as_deref().unwrap_or("").to_string();
                     self.sighting(i, sig, one_line(&message), None, false);
@@ -456,7 +468,8 @@ fn to_time(unix: i64) -> Option<std::time::SystemTime> {
 }
 
 /// Classifies a captured run at once (what [`Watcher`] does fed live).
-pub fn classify(
+#[cfg(test)]
+pub(crate) fn classify(
     provider: Provider,
     stdout: &str,
     stderr: &str,

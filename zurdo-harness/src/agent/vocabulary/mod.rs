@@ -50,7 +50,7 @@ pub use codex::CODEX;
 pub use copilot::COPILOT;
 pub use gemini::GEMINI;
 pub use reader::Live;
-pub(crate) use reader::{event_of, field, picks, text_in};
+pub(crate) use reader::{event_of, get, picks, text_at};
 pub use rules::{
     CostRule, EndRule, ErrorRule, Fold, Input, Is, Items, Level, ModelAt, ModelRule, On, Path,
     Test, Text, TextMode, TextRule, ToolRule, UsageRule, Verdict, Vocabulary,

@@ -136,16 +136,6 @@ pub(crate) fn picks(vocab: &Vocabulary, on: &On, event: &Value) -> bool {
     on.kinds.contains(&kind) && passes(event, on.tests)
 }
 
-/// The text `at` finds in `event`.
-pub(crate) fn text_in(at: &Text, event: &Value) -> Option<String> {
-    text_at(at, event)
-}
-
-/// The value at `path` in `event`.
-pub(crate) fn field(event: &Value, path: Path) -> Option<&Value> {
-    get(event, path)
-}
-
 /// A captured output split into JSON objects and the other lines (blank
 /// ones included, in order).
 struct Parsed<'a> {
@@ -224,20 +214,16 @@ impl<'v> Reader<'v> {
         }
     }
 
-    fn matches(&self, on: &On, event: &Value) -> bool {
-        picks(self.vocab, on, event)
-    }
-
     fn event(&mut self, event: &Value) {
         let vocab = self.vocab;
         self.text(event);
         for rule in vocab.tools {
-            if self.matches(&rule.on, event) {
+            if picks(self.vocab, &rule.on, event) {
                 self.tools(rule, event);
             }
         }
         for rule in vocab.usage {
-            if self.matches(&rule.on, event) {
+            if picks(self.vocab, &rule.on, event) {
                 if let Some(u) = usage_at(rule, event) {
                     self.usage = Some(match (rule.fold, self.usage) {
                         (Fold::Add, Some(prev)) => Usage {
@@ -251,7 +237,7 @@ impl<'v> Reader<'v> {
             }
         }
         for rule in vocab.cost {
-            if self.matches(&rule.on, event) {
+            if picks(self.vocab, &rule.on, event) {
                 if let Some(c) = get(event, rule.at).and_then(Value::as_f64) {
                     self.cost = Some(match (rule.fold, self.cost) {
                         (Fold::Add, Some(prev)) => prev + c,
@@ -262,7 +248,7 @@ impl<'v> Reader<'v> {
         }
         if self.model.is_none() {
             for rule in vocab.model {
-                if self.matches(&rule.on, event) {
+                if picks(self.vocab, &rule.on, event) {
                     let name = match rule.at {
                         ModelAt::Field(p) => get(event, p).and_then(Value::as_str),
                         ModelAt::FirstKey(p) => get(event, p)
@@ -279,7 +265,7 @@ impl<'v> Reader<'v> {
         }
         self.errors(event);
         for rule in vocab.ends {
-            if self.matches(&rule.on, event) {
+            if picks(self.vocab, &rule.on, event) {
                 self.ended = true;
                 // Ids are scoped to a run: a later run may reuse them.
                 self.ids.clear();
@@ -294,7 +280,7 @@ impl<'v> Reader<'v> {
     fn text(&mut self, event: &Value) {
         let mut delta = false;
         for rule in self.vocab.text {
-            if !self.matches(&rule.on, event) {
+            if !picks(self.vocab, &rule.on, event) {
                 continue;
             }
             let Some(text) = text_at(&rule.at, event) else {
@@ -380,7 +366,7 @@ impl<'v> Reader<'v> {
 
     fn errors(&mut self, event: &Value) {
         for rule in self.vocab.errors {
-            if !self.matches(&rule.on, event) {
+            if !picks(self.vocab, &rule.on, event) {
                 continue;
             }
             let Some(text) = rule.text.iter().find_map(|t| text_at(t, event)) else {
@@ -395,7 +381,8 @@ impl<'v> Reader<'v> {
     }
 }
 
-fn get(value: &Value, path: Path) -> Option<&Value> {
+/// The value at `path` in `value`.
+pub(crate) fn get(value: &Value, path: Path) -> Option<&Value> {
     path.iter().try_fold(value, |v, key| v.get(key))
 }
 
@@ -447,7 +434,8 @@ fn value_text(value: &Value) -> String {
     }
 }
 
-fn text_at(at: &Text, event: &Value) -> Option<String> {
+/// The text `at` finds in `event`.
+pub(crate) fn text_at(at: &Text, event: &Value) -> Option<String> {
     let text = match *at {
         Text::Field(p) => get(event, p).map(value_text)?,
         Text::Blocks { list, tests, field } => get(event, list)?

@@ -9,8 +9,8 @@ use options::{usage_error, OPTIONS, TOOLS};
 use super::argv::{self, Parsed};
 use super::{
     clock12, cwd, drive, emit, emit_raw, env_is, error_text, euid, load_script, piped_stdin, share,
-    shell_quote, Agent, Auth, ErrorKind, FailKind, Failing, Ids, Invocation, ModelStatus, Op,
-    Outcome, Tokens, Tool, ToolEnd,
+    shell_quote, Agent, Auth, ErrorKind, Failing, Ids, Invocation, ModelStatus, Op, Outcome,
+    Tokens, Tool, ToolEnd, Trouble,
 };
 
 const VERSION: &str = "2.1.197";
@@ -153,6 +153,15 @@ struct Claude {
 }
 
 impl Claude {
+    /// The ten `api_retry` notices of a CLI with no network, `pause_ms`
+    /// apart.
+    fn retries(&mut self, pause_ms: u64) {
+        for n in 1..=10 {
+            self.retry(n);
+            std::thread::sleep(std::time::Duration::from_millis(pause_ms));
+        }
+    }
+
     fn new(
         inv: &Invocation,
         p: &Parsed,
@@ -483,10 +492,7 @@ impl Agent for Claude {
         // `api_retry` events without an HTTP status, then the API error;
         // 0.2 s apart instead of backing off to 40 s.
         self.init();
-        for n in 1..=10 {
-            self.retry(n);
-            std::thread::sleep(std::time::Duration::from_millis(200));
-        }
+        self.retries(200);
         self.api_failure(
             "API Error: Unable to connect to API (ConnectionRefused)",
             "server_error",
@@ -594,17 +600,17 @@ impl Agent for Claude {
         }));
     }
 
-    fn cannot_work(&mut self, inv: &Invocation, f: &Failing, o: &Outcome) -> u8 {
+    fn cannot_work(&mut self, _inv: &Invocation, f: &Failing, o: &Outcome) -> u8 {
         let line = self.result_of(o);
         match f.kind {
             // CLI-NOTES §5 (cited): result api_error_status 429.
-            FailKind::Quota => self.api_error(
+            Trouble::Quota => self.api_error(
                 line,
                 "You've hit your monthly spend limit. Switch to another model to continue.",
                 "billing_error",
                 json!(429),
             ),
-            FailKind::RateLimit => match f.resets_at {
+            Trouble::RateLimit => match f.resets_at {
                 Some(at) => {
                     // The stream's own reset time (desplega-ai/agent-swarm#508),
                     // then the text (anthropics/claude-code#23236).
@@ -630,11 +636,8 @@ impl Agent for Claude {
             },
             // real-runs/claude-fakekey-long: ten retries (0.5 s to 40 s
             // apart there), then ConnectionRefused.
-            FailKind::Network => {
-                for n in 1..=10 {
-                    self.retry(n);
-                    std::thread::sleep(std::time::Duration::from_millis(300));
-                }
+            Trouble::Network => {
+                self.retries(300);
                 self.api_error(
                     line,
                     "API Error: Unable to connect to API (ConnectionRefused)",
@@ -642,7 +645,6 @@ impl Agent for Claude {
                     Value::Null,
                 )
             }
-            FailKind::Auth | FailKind::Crash => self.auth_missing(inv),
         }
     }
 
