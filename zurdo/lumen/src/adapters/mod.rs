@@ -326,6 +326,46 @@ pub(crate) fn line(node: tree_sitter::Node<'_>) -> u32 {
         .saturating_add(1)
 }
 
+/// The node's source text (lossy for invalid UTF-8; empty when out of range).
+pub(crate) fn text(node: tree_sitter::Node<'_>, source: &[u8]) -> String {
+    source
+        .get(node.byte_range())
+        .map(|b| String::from_utf8_lossy(b).into_owned())
+        .unwrap_or_default()
+}
+
+/// Walks a member chain (`a.b.c`: nested `kind` nodes, each naming its
+/// member by `name_field` and its object by `object_field`) from `node`
+/// down: the names in source order, the root (the first node that is not
+/// a `kind` with both fields) and the last name's node (`node` itself
+/// when the chain has no name).
+pub(crate) fn member_chain<'t>(
+    node: tree_sitter::Node<'t>,
+    kind: &str,
+    name_field: &str,
+    object_field: &str,
+    source: &[u8],
+) -> (Vec<String>, tree_sitter::Node<'t>, tree_sitter::Node<'t>) {
+    let mut names = Vec::new();
+    let mut current = node;
+    let mut at = node;
+    while current.kind() == kind {
+        let Some(name) = current.child_by_field_name(name_field) else {
+            break;
+        };
+        if names.is_empty() {
+            at = name;
+        }
+        names.push(text(name, source));
+        let Some(object) = current.child_by_field_name(object_field) else {
+            break;
+        };
+        current = object;
+    }
+    names.reverse();
+    (names, current, at)
+}
+
 /// Parses `source` as `language` and extracts its definitions and
 /// references. `path` is repository-relative; the hash is left empty for
 /// the caller. Never panics on any input: a file tree-sitter cannot parse
