@@ -383,64 +383,41 @@ pub fn index_file_in(
     source: &[u8],
     krate: Option<&str>,
 ) -> FileIndex {
-    parse::index_file(language, path, source, krate)
-}
-
-/// The parse and the dispatch to the language's adapter.
-mod parse {
-    use super::*;
-
-    /// [`super::index_file_in`]'s work.
-    pub(super) fn index_file(
-        language: Language,
-        path: &str,
-        source: &[u8],
-        krate: Option<&str>,
-    ) -> FileIndex {
-        let mut parser = tree_sitter::Parser::new();
-        let mut file = FileIndex {
-            path: path.to_string(),
-            language: language.name().to_string(),
-            ..FileIndex::default()
-        };
-        if parser.set_language(&language.grammar()).is_err() {
-            file.syntax_errors = true;
-            return file;
-        }
-        let Some(tree) = parser.parse(source, None) else {
-            file.syntax_errors = true;
-            return file;
-        };
-        file.syntax_errors = tree.root_node().has_error();
-        let mut module = module_path(language, path);
-        if let (Language::Rust, Some(krate)) = (language, krate) {
-            if in_crate_src(path) {
-                module.insert(0, krate.replace('-', "_"));
-            }
-        }
-        let extracted = match language {
-            Language::Rust => rust::extract(&tree, source, &module),
-            Language::Python => python::extract(&tree, source, &module),
-            Language::Go => go::extract(&tree, source, &module),
-            Language::TypeScript | Language::Tsx | Language::JavaScript => {
-                typescript::extract(&tree, source, &module)
-            }
-        };
-        file.symbols = extracted.symbols;
-        file.references = extracted.references;
-        file.imports = extracted.imports;
-        file.module = match language {
-            // What a Go import names: the package's directory.
-            Language::Go => {
-                let mut dirs: Vec<String> = path.split('/').map(str::to_string).collect();
-                dirs.pop();
-                dirs.retain(|d| !d.is_empty());
-                dirs
-            }
-            _ => module,
-        };
-        file
+    let mut parser = tree_sitter::Parser::new();
+    let mut file = FileIndex {
+        path: path.to_string(),
+        language: language.name().to_string(),
+        ..FileIndex::default()
+    };
+    if parser.set_language(&language.grammar()).is_err() {
+        file.syntax_errors = true;
+        return file;
     }
+    let Some(tree) = parser.parse(source, None) else {
+        file.syntax_errors = true;
+        return file;
+    };
+    file.syntax_errors = tree.root_node().has_error();
+    let mut module = module_path(language, path);
+    if let (Language::Rust, Some(krate)) = (language, krate) {
+        if in_crate_src(path) {
+            module.insert(0, krate.replace('-', "_"));
+        }
+    }
+    let extracted = match language {
+        Language::Rust => rust::extract(&tree, source, &module),
+        Language::Python => python::extract(&tree, source, &module),
+        Language::Go => go::extract(&tree, source, &module),
+        Language::TypeScript | Language::Tsx | Language::JavaScript => {
+            typescript::extract(&tree, source, &module)
+        }
+    };
+    file.symbols = extracted.symbols;
+    file.references = extracted.references;
+    file.imports = extracted.imports;
+    // For Go, the package's directory: what a Go import names.
+    file.module = module;
+    file
 }
 
 /// True for a Rust file under a `src/` directory (a crate's library or
