@@ -30,7 +30,7 @@ use std::collections::{HashMap, HashSet};
 
 use crate::index::Index;
 use crate::model::{FileIndex, Kind, QualifiedPath, Reference, Symbol};
-use crate::resolve::Resolver;
+use crate::resolve::{lang_of, Lang, Resolver};
 
 /// A definition found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -301,7 +301,7 @@ impl Index {
     fn constructed_with(&self, targets: &[Definition<'_>]) -> HashSet<String> {
         let mut classes: HashSet<String> = targets
             .iter()
-            .filter(|t| !matches!(t.file.language.as_str(), "rust" | "python" | "go"))
+            .filter(|t| lang_of(t.file) == Lang::Script)
             .filter(|t| t.symbol.path.last().is_some_and(|l| l == "constructor"))
             .filter_map(|t| t.symbol.path.parent().last().cloned())
             .collect();

@@ -19,6 +19,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use crate::adapters;
 use crate::index::Index;
 use crate::model::{FileIndex, Kind, QualifiedPath, Receiver, Reference, Symbol};
 use crate::query::Definition;
@@ -48,14 +49,14 @@ pub(crate) struct Tables {
 
 /// The language family of a file, for the rules that differ.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Lang {
+pub(crate) enum Lang {
     Rust,
     Python,
     Go,
     Script,
 }
 
-fn lang_of(file: &FileIndex) -> Lang {
+pub(crate) fn lang_of(file: &FileIndex) -> Lang {
     match file.language.as_str() {
         "rust" => Lang::Rust,
         "python" => Lang::Python,
@@ -106,7 +107,7 @@ impl Tables {
             };
             if lang_of(file) == Lang::Rust {
                 if let Some(first) = file.module.first() {
-                    if file.path.split('/').rev().skip(1).any(|d| d == "src") {
+                    if adapters::in_crate_src(&file.path) {
                         t.crates.insert(first.clone());
                     }
                 }

@@ -422,7 +422,7 @@ pub fn index_file_in(
 
 /// True for a Rust file under a `src/` directory (a crate's library or
 /// binary sources, not its tests, benches or examples).
-fn in_crate_src(path: &str) -> bool {
+pub(crate) fn in_crate_src(path: &str) -> bool {
     path.split('/').rev().skip(1).any(|d| d == "src")
 }
 
