@@ -97,6 +97,15 @@ fn type_key(file: &FileIndex, path: &QualifiedPath) -> String {
     }
 }
 
+/// The key of the module (or namespace) `d` defines: a Go package's
+/// directory, else the module's path.
+fn module_key(d: &Definition<'_>) -> String {
+    match lang_of(d.file) {
+        Lang::Go => d.file.module.join("/"),
+        _ => d.symbol.path.join("::"),
+    }
+}
+
 impl Tables {
     pub(crate) fn build(index: &Index) -> Tables {
         let mut t = Tables::default();
@@ -172,6 +181,16 @@ impl Tables {
 struct TypeRef<'a> {
     key: String,
     defs: Vec<Definition<'a>>,
+}
+
+impl<'a> TypeRef<'a> {
+    /// The type `d` defines, with `d` as its one definition.
+    fn of(d: &Definition<'a>) -> TypeRef<'a> {
+        TypeRef {
+            key: type_key(d.file, &d.symbol.path),
+            defs: vec![*d],
+        }
+    }
 }
 
 /// What a name or chain resolves to so far.
@@ -593,10 +612,7 @@ impl<'a> Resolver<'a> {
                 let types: Vec<TypeRef<'a>> = defs
                     .iter()
                     .filter(|d| self.is_class(d))
-                    .map(|d| TypeRef {
-                        key: type_key(d.file, &d.symbol.path),
-                        defs: vec![*d],
-                    })
+                    .map(TypeRef::of)
                     .collect();
                 if !types.is_empty() {
                     return Value::Instance(types);
@@ -839,10 +855,7 @@ impl<'a> Resolver<'a> {
                     }
                 }
                 Kind::Module if lang_of(file) != Lang::Python || s.path.len() != top_len(file) => {
-                    other.get_or_insert(Value::Module(match lang_of(file) {
-                        Lang::Go => file.module.join("/"),
-                        _ => s.path.join("::"),
-                    }));
+                    other.get_or_insert(Value::Module(module_key(&def(file, i))));
                 }
                 _ => defs.push(def(file, i)),
             }
@@ -1160,19 +1173,12 @@ impl<'a> Resolver<'a> {
             Value::Module(key) => self.namespace(&key, name, depth + 1),
             Value::Named { defs, certain } => {
                 if let Some(module) = defs.iter().find(|d| d.symbol.kind == Kind::Module) {
-                    let key = match lang_of(module.file) {
-                        Lang::Go => module.file.module.join("/"),
-                        _ => module.symbol.path.join("::"),
-                    };
-                    return self.namespace(&key, name, depth + 1);
+                    return self.namespace(&module_key(module), name, depth + 1);
                 }
                 let types: Vec<TypeRef<'a>> = defs
                     .iter()
                     .filter(|d| self.is_class(d))
-                    .map(|d| TypeRef {
-                        key: type_key(d.file, &d.symbol.path),
-                        defs: vec![*d],
-                    })
+                    .map(TypeRef::of)
                     .collect();
                 if !types.is_empty() {
                     let (found, one) = impl_of(language, self.members(&types, name, 0));
@@ -1296,10 +1302,7 @@ impl<'a> Resolver<'a> {
                 {
                     for b in defs.iter().filter(|b| is_type(b.symbol.kind)) {
                         if b.symbol.path != d.symbol.path || !std::ptr::eq(b.file, d.file) {
-                            out.push(TypeRef {
-                                key: type_key(b.file, &b.symbol.path),
-                                defs: vec![*b],
-                            });
+                            out.push(TypeRef::of(b));
                         }
                     }
                 }
@@ -1314,10 +1317,7 @@ impl<'a> Resolver<'a> {
         let types: Vec<TypeRef<'a>> = defs
             .iter()
             .filter(|d| is_type(d.symbol.kind))
-            .map(|d| TypeRef {
-                key: type_key(d.file, &d.symbol.path),
-                defs: vec![*d],
-            })
+            .map(TypeRef::of)
             .collect();
         self.members(&types, name, 0)
     }
