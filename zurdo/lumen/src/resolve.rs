@@ -43,6 +43,9 @@ pub(crate) struct Tables {
     /// Other definitions by their parent's path (inline modules'
     /// contents).
     children: HashMap<String, Vec<(String, usize)>>,
+    /// The definitions that are neither members nor of a query-only kind,
+    /// by their last segment, in path order (names bound nowhere).
+    top_names: HashMap<String, Vec<(String, usize)>>,
     /// Rust crate names (the first module segment of a crate's files).
     crates: HashSet<String>,
 }
@@ -145,6 +148,14 @@ impl Tables {
                 .map(|s| &s.path)
                 .collect();
             for (i, s) in file.symbols.iter().enumerate() {
+                if !is_member(s.kind) && s.kind.hint_target() {
+                    if let Some(name) = s.path.last() {
+                        t.top_names
+                            .entry(name.clone())
+                            .or_default()
+                            .push((path.clone(), i));
+                    }
+                }
                 if is_type(s.kind) && !classes.is_empty() && classes.contains(&s.path.parent()) {
                     t.members
                         .entry(type_key(file, &s.path.parent()))
@@ -473,18 +484,13 @@ impl<'a> Resolver<'a> {
 
     /// Every definition named `name` that is not a member or an alias.
     fn everywhere(&self, name: &str) -> Vec<Definition<'a>> {
-        let mut out = Vec::new();
-        for file in self.index.files.values() {
-            for symbol in &file.symbols {
-                if !is_member(symbol.kind)
-                    && symbol.kind.hint_target()
-                    && symbol.path.last().map(String::as_str) == Some(name)
-                {
-                    out.push(Definition { file, symbol });
-                }
-            }
-        }
-        out
+        self.tables
+            .top_names
+            .get(name)
+            .into_iter()
+            .flatten()
+            .filter_map(|(p, i)| self.file(p).map(|f| def(f, *i)))
+            .collect()
     }
 
     /// The value a receiver describes.
