@@ -30,7 +30,7 @@ use std::collections::{HashMap, HashSet};
 
 use crate::index::Index;
 use crate::model::{FileIndex, Kind, QualifiedPath, Reference, Symbol};
-use crate::resolve::Resolver;
+use crate::resolve::{lang_of, Lang, Resolver};
 
 /// A definition found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -89,15 +89,43 @@ pub fn ends_with(path: &QualifiedPath, name: &[String]) -> bool {
             .all(|(p, n)| p == n || n == "Self")
 }
 
+/// The definitions of a name, without its uses: [`Answer`]'s first part.
+#[derive(Debug, Clone, Default)]
+pub struct Defined<'a> {
+    /// As [`Answer::definitions`].
+    pub definitions: Vec<Definition<'a>>,
+    /// As [`Answer::query_only`].
+    pub query_only: Vec<Definition<'a>>,
+}
+
 impl Index {
     /// Everything Lumen answers about `name`.
     pub fn answer(&self, name: &[String]) -> Answer<'_> {
+        self.answer_for(self.defined(name))
+    }
+
+    /// What `name` defines (the hints' definitions and the query-only
+    /// ones), without looking for its uses.
+    pub fn defined(&self, name: &[String]) -> Defined<'_> {
         let definitions = self.hint_definitions(name);
         let query_only: Vec<Definition<'_>> = self
             .definitions(name)
             .into_iter()
             .filter(|d| !d.symbol.kind.hint_target())
             .collect();
+        Defined {
+            definitions,
+            query_only,
+        }
+    }
+
+    /// The [`Answer`] for what [`Index::defined`] found: its uses (of the
+    /// query-only definitions when there are no others) and callers.
+    pub fn answer_for<'a>(&'a self, defined: Defined<'a>) -> Answer<'a> {
+        let Defined {
+            definitions,
+            query_only,
+        } = defined;
         let targets: &[Definition<'_>] = if definitions.is_empty() {
             &query_only
         } else {
@@ -273,7 +301,7 @@ impl Index {
     fn constructed_with(&self, targets: &[Definition<'_>]) -> HashSet<String> {
         let mut classes: HashSet<String> = targets
             .iter()
-            .filter(|t| !matches!(t.file.language.as_str(), "rust" | "python" | "go"))
+            .filter(|t| lang_of(t.file) == Lang::Script)
             .filter(|t| t.symbol.path.last().is_some_and(|l| l == "constructor"))
             .filter_map(|t| t.symbol.path.parent().last().cloned())
             .collect();

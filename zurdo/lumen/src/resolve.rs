@@ -19,6 +19,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use crate::adapters;
 use crate::index::Index;
 use crate::model::{FileIndex, Kind, QualifiedPath, Receiver, Reference, Symbol};
 use crate::query::Definition;
@@ -42,20 +43,23 @@ pub(crate) struct Tables {
     /// Other definitions by their parent's path (inline modules'
     /// contents).
     children: HashMap<String, Vec<(String, usize)>>,
+    /// The definitions that are neither members nor of a query-only kind,
+    /// by their last segment, in path order (names bound nowhere).
+    top_names: HashMap<String, Vec<(String, usize)>>,
     /// Rust crate names (the first module segment of a crate's files).
     crates: HashSet<String>,
 }
 
 /// The language family of a file, for the rules that differ.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Lang {
+pub(crate) enum Lang {
     Rust,
     Python,
     Go,
     Script,
 }
 
-fn lang_of(file: &FileIndex) -> Lang {
+pub(crate) fn lang_of(file: &FileIndex) -> Lang {
     match file.language.as_str() {
         "rust" => Lang::Rust,
         "python" => Lang::Python,
@@ -96,6 +100,15 @@ fn type_key(file: &FileIndex, path: &QualifiedPath) -> String {
     }
 }
 
+/// The key of the module (or namespace) `d` defines: a Go package's
+/// directory, else the module's path.
+fn module_key(d: &Definition<'_>) -> String {
+    match lang_of(d.file) {
+        Lang::Go => d.file.module.join("/"),
+        _ => d.symbol.path.join("::"),
+    }
+}
+
 impl Tables {
     pub(crate) fn build(index: &Index) -> Tables {
         let mut t = Tables::default();
@@ -106,7 +119,7 @@ impl Tables {
             };
             if lang_of(file) == Lang::Rust {
                 if let Some(first) = file.module.first() {
-                    if file.path.split('/').rev().skip(1).any(|d| d == "src") {
+                    if adapters::in_crate_src(&file.path) {
                         t.crates.insert(first.clone());
                     }
                 }
@@ -135,6 +148,14 @@ impl Tables {
                 .map(|s| &s.path)
                 .collect();
             for (i, s) in file.symbols.iter().enumerate() {
+                if !is_member(s.kind) && s.kind.hint_target() {
+                    if let Some(name) = s.path.last() {
+                        t.top_names
+                            .entry(name.clone())
+                            .or_default()
+                            .push((path.clone(), i));
+                    }
+                }
                 if is_type(s.kind) && !classes.is_empty() && classes.contains(&s.path.parent()) {
                     t.members
                         .entry(type_key(file, &s.path.parent()))
@@ -171,6 +192,16 @@ impl Tables {
 struct TypeRef<'a> {
     key: String,
     defs: Vec<Definition<'a>>,
+}
+
+impl<'a> TypeRef<'a> {
+    /// The type `d` defines, with `d` as its one definition.
+    fn of(d: &Definition<'a>) -> TypeRef<'a> {
+        TypeRef {
+            key: type_key(d.file, &d.symbol.path),
+            defs: vec![*d],
+        }
+    }
 }
 
 /// What a name or chain resolves to so far.
@@ -453,18 +484,13 @@ impl<'a> Resolver<'a> {
 
     /// Every definition named `name` that is not a member or an alias.
     fn everywhere(&self, name: &str) -> Vec<Definition<'a>> {
-        let mut out = Vec::new();
-        for file in self.index.files.values() {
-            for symbol in &file.symbols {
-                if !is_member(symbol.kind)
-                    && symbol.kind.hint_target()
-                    && symbol.path.last().map(String::as_str) == Some(name)
-                {
-                    out.push(Definition { file, symbol });
-                }
-            }
-        }
-        out
+        self.tables
+            .top_names
+            .get(name)
+            .into_iter()
+            .flatten()
+            .filter_map(|(p, i)| self.file(p).map(|f| def(f, *i)))
+            .collect()
     }
 
     /// The value a receiver describes.
@@ -592,10 +618,7 @@ impl<'a> Resolver<'a> {
                 let types: Vec<TypeRef<'a>> = defs
                     .iter()
                     .filter(|d| self.is_class(d))
-                    .map(|d| TypeRef {
-                        key: type_key(d.file, &d.symbol.path),
-                        defs: vec![*d],
-                    })
+                    .map(TypeRef::of)
                     .collect();
                 if !types.is_empty() {
                     return Value::Instance(types);
@@ -838,10 +861,7 @@ impl<'a> Resolver<'a> {
                     }
                 }
                 Kind::Module if lang_of(file) != Lang::Python || s.path.len() != top_len(file) => {
-                    other.get_or_insert(Value::Module(match lang_of(file) {
-                        Lang::Go => file.module.join("/"),
-                        _ => s.path.join("::"),
-                    }));
+                    other.get_or_insert(Value::Module(module_key(&def(file, i))));
                 }
                 _ => defs.push(def(file, i)),
             }
@@ -1159,19 +1179,12 @@ impl<'a> Resolver<'a> {
             Value::Module(key) => self.namespace(&key, name, depth + 1),
             Value::Named { defs, certain } => {
                 if let Some(module) = defs.iter().find(|d| d.symbol.kind == Kind::Module) {
-                    let key = match lang_of(module.file) {
-                        Lang::Go => module.file.module.join("/"),
-                        _ => module.symbol.path.join("::"),
-                    };
-                    return self.namespace(&key, name, depth + 1);
+                    return self.namespace(&module_key(module), name, depth + 1);
                 }
                 let types: Vec<TypeRef<'a>> = defs
                     .iter()
                     .filter(|d| self.is_class(d))
-                    .map(|d| TypeRef {
-                        key: type_key(d.file, &d.symbol.path),
-                        defs: vec![*d],
-                    })
+                    .map(TypeRef::of)
                     .collect();
                 if !types.is_empty() {
                     let (found, one) = impl_of(language, self.members(&types, name, 0));
@@ -1295,10 +1308,7 @@ impl<'a> Resolver<'a> {
                 {
                     for b in defs.iter().filter(|b| is_type(b.symbol.kind)) {
                         if b.symbol.path != d.symbol.path || !std::ptr::eq(b.file, d.file) {
-                            out.push(TypeRef {
-                                key: type_key(b.file, &b.symbol.path),
-                                defs: vec![*b],
-                            });
+                            out.push(TypeRef::of(b));
                         }
                     }
                 }
@@ -1313,10 +1323,7 @@ impl<'a> Resolver<'a> {
         let types: Vec<TypeRef<'a>> = defs
             .iter()
             .filter(|d| is_type(d.symbol.kind))
-            .map(|d| TypeRef {
-                key: type_key(d.file, &d.symbol.path),
-                defs: vec![*d],
-            })
+            .map(TypeRef::of)
             .collect();
         self.members(&types, name, 0)
     }

@@ -5,8 +5,6 @@
 //! [`Index::answer`], the one resolution the hints and `zurdo lumen query`
 //! share.
 
-use std::path::Path;
-
 use zurdo_lumen::query::{Answer, Use};
 use zurdo_lumen::Index;
 
@@ -58,10 +56,6 @@ fn defined(a: &Answer<'_>) -> Vec<String> {
         .iter()
         .map(|d| format!("{}:{}", d.file.path, d.symbol.line))
         .collect()
-}
-
-fn _root(dir: &tempfile::TempDir) -> &Path {
-    dir.path()
 }
 
 // ---- Package-qualified uses through re-exports ---------------------------

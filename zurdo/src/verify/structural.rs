@@ -12,7 +12,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::Mutex;
 
-use zurdo_lumen::query::{Answer, Use};
+use zurdo_lumen::query::{Answer, Defined, Use};
 use zurdo_lumen::Index;
 
 use super::files;
@@ -39,11 +39,17 @@ pub fn check(root: &Path, shared: &Shared, check: &Check) -> (Verdict, Evidence)
 /// The answer for `name` (the same `zurdo lumen query` prints), or why
 /// the name is not defined.
 fn resolve<'a>(index: &'a Index, name: &QualifiedName) -> Result<Answer<'a>, Reason> {
-    let answer = index.answer(&name.segments);
-    if !answer.definitions.is_empty() {
-        return Ok(answer);
+    defined(index, name).map(|defined| index.answer_for(defined))
+}
+
+/// The definitions of `name` (its uses not looked for), or why the name
+/// is not defined.
+fn defined<'a>(index: &'a Index, name: &QualifiedName) -> Result<Defined<'a>, Reason> {
+    let defined = index.defined(&name.segments);
+    if !defined.definitions.is_empty() {
+        return Ok(defined);
     }
-    let other: BTreeSet<&str> = answer
+    let other: BTreeSet<&str> = defined
         .query_only
         .iter()
         .map(|d| d.symbol.kind.name())
@@ -71,10 +77,10 @@ fn resolve<'a>(index: &'a Index, name: &QualifiedName) -> Result<Answer<'a>, Rea
 }
 
 fn symbol(root: &Path, index: &Index, name: &QualifiedName) -> (Verdict, Evidence) {
-    match resolve(index, name) {
+    match defined(index, name) {
         Err(reason) => (Verdict::Fail(reason), Evidence::default()),
-        Ok(answer) => {
-            let defs = &answer.definitions;
+        Ok(defined) => {
+            let defs = &defined.definitions;
             let note = format!(
                 "defined at {}",
                 sites(defs.iter().map(|d| (d.file.path.as_str(), d.symbol.line)))

@@ -67,7 +67,7 @@ use std::collections::{HashMap, HashSet};
 
 use tree_sitter::{Node, Tree};
 
-use super::{Extracted, ScopedNames};
+use super::{member_chain, text, Extracted, ScopedNames};
 use crate::model::{Kind, QualifiedPath, Receiver};
 
 /// Go's predeclared type names: uses of these are not references.
@@ -185,14 +185,6 @@ fn package_name(root: Node, source: &[u8]) -> Option<String> {
         .find(|c| c.kind() == "package_identifier")?;
     let text = text(name, source);
     (!text.is_empty()).then_some(text)
-}
-
-/// The node's source text (lossy for invalid UTF-8; empty when out of range).
-fn text(node: Node, source: &[u8]) -> String {
-    source
-        .get(node.byte_range())
-        .map(|b| String::from_utf8_lossy(b).into_owned())
-        .unwrap_or_default()
 }
 
 /// `scope` with `name` appended (sharing `scope`).
@@ -426,28 +418,12 @@ impl<'s> Walker<'s> {
     /// rooted in an expression, the names after it on what the expression
     /// holds (the expression is walked).
     fn chain<'t>(&mut self, node: Node<'t>, call: bool, ctx: usize, stack: &mut Vec<Item<'t>>) {
-        let mut names = Vec::new();
-        let mut current = node;
-        let mut at = node;
-        while current.kind() == "selector_expression" {
-            let Some(field) = current.child_by_field_name("field") else {
-                break;
-            };
-            if names.is_empty() {
-                at = field;
-            }
-            names.push(self.text(field));
-            let Some(operand) = current.child_by_field_name("operand") else {
-                break;
-            };
-            current = operand;
-        }
-        names.reverse();
+        let (names, root, at) =
+            member_chain(node, "selector_expression", "field", "operand", self.source);
         if names.is_empty() || names.iter().any(|n| n.is_empty()) {
             push_children(stack, node, ctx, &[]);
             return;
         }
-        let root = current;
         let caller = self.ctxs[ctx].caller.clone();
         if root.kind() == "identifier" {
             let name = self.text(root);

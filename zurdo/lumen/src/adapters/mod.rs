@@ -326,6 +326,46 @@ pub(crate) fn line(node: tree_sitter::Node<'_>) -> u32 {
         .saturating_add(1)
 }
 
+/// The node's source text (lossy for invalid UTF-8; empty when out of range).
+pub(crate) fn text(node: tree_sitter::Node<'_>, source: &[u8]) -> String {
+    source
+        .get(node.byte_range())
+        .map(|b| String::from_utf8_lossy(b).into_owned())
+        .unwrap_or_default()
+}
+
+/// Walks a member chain (`a.b.c`: nested `kind` nodes, each naming its
+/// member by `name_field` and its object by `object_field`) from `node`
+/// down: the names in source order, the root (the first node that is not
+/// a `kind` with both fields) and the last name's node (`node` itself
+/// when the chain has no name).
+pub(crate) fn member_chain<'t>(
+    node: tree_sitter::Node<'t>,
+    kind: &str,
+    name_field: &str,
+    object_field: &str,
+    source: &[u8],
+) -> (Vec<String>, tree_sitter::Node<'t>, tree_sitter::Node<'t>) {
+    let mut names = Vec::new();
+    let mut current = node;
+    let mut at = node;
+    while current.kind() == kind {
+        let Some(name) = current.child_by_field_name(name_field) else {
+            break;
+        };
+        if names.is_empty() {
+            at = name;
+        }
+        names.push(text(name, source));
+        let Some(object) = current.child_by_field_name(object_field) else {
+            break;
+        };
+        current = object;
+    }
+    names.reverse();
+    (names, current, at)
+}
+
 /// Parses `source` as `language` and extracts its definitions and
 /// references. `path` is repository-relative; the hash is left empty for
 /// the caller. Never panics on any input: a file tree-sitter cannot parse
@@ -343,69 +383,46 @@ pub fn index_file_in(
     source: &[u8],
     krate: Option<&str>,
 ) -> FileIndex {
-    parse::index_file(language, path, source, krate)
-}
-
-/// The parse and the dispatch to the language's adapter.
-mod parse {
-    use super::*;
-
-    /// [`super::index_file_in`]'s work.
-    pub(super) fn index_file(
-        language: Language,
-        path: &str,
-        source: &[u8],
-        krate: Option<&str>,
-    ) -> FileIndex {
-        let mut parser = tree_sitter::Parser::new();
-        let mut file = FileIndex {
-            path: path.to_string(),
-            language: language.name().to_string(),
-            ..FileIndex::default()
-        };
-        if parser.set_language(&language.grammar()).is_err() {
-            file.syntax_errors = true;
-            return file;
-        }
-        let Some(tree) = parser.parse(source, None) else {
-            file.syntax_errors = true;
-            return file;
-        };
-        file.syntax_errors = tree.root_node().has_error();
-        let mut module = module_path(language, path);
-        if let (Language::Rust, Some(krate)) = (language, krate) {
-            if in_crate_src(path) {
-                module.insert(0, krate.replace('-', "_"));
-            }
-        }
-        let extracted = match language {
-            Language::Rust => rust::extract(&tree, source, &module),
-            Language::Python => python::extract(&tree, source, &module),
-            Language::Go => go::extract(&tree, source, &module),
-            Language::TypeScript | Language::Tsx | Language::JavaScript => {
-                typescript::extract(&tree, source, &module)
-            }
-        };
-        file.symbols = extracted.symbols;
-        file.references = extracted.references;
-        file.imports = extracted.imports;
-        file.module = match language {
-            // What a Go import names: the package's directory.
-            Language::Go => {
-                let mut dirs: Vec<String> = path.split('/').map(str::to_string).collect();
-                dirs.pop();
-                dirs.retain(|d| !d.is_empty());
-                dirs
-            }
-            _ => module,
-        };
-        file
+    let mut parser = tree_sitter::Parser::new();
+    let mut file = FileIndex {
+        path: path.to_string(),
+        language: language.name().to_string(),
+        ..FileIndex::default()
+    };
+    if parser.set_language(&language.grammar()).is_err() {
+        file.syntax_errors = true;
+        return file;
     }
+    let Some(tree) = parser.parse(source, None) else {
+        file.syntax_errors = true;
+        return file;
+    };
+    file.syntax_errors = tree.root_node().has_error();
+    let mut module = module_path(language, path);
+    if let (Language::Rust, Some(krate)) = (language, krate) {
+        if in_crate_src(path) {
+            module.insert(0, krate.replace('-', "_"));
+        }
+    }
+    let extracted = match language {
+        Language::Rust => rust::extract(&tree, source, &module),
+        Language::Python => python::extract(&tree, source, &module),
+        Language::Go => go::extract(&tree, source, &module),
+        Language::TypeScript | Language::Tsx | Language::JavaScript => {
+            typescript::extract(&tree, source, &module)
+        }
+    };
+    file.symbols = extracted.symbols;
+    file.references = extracted.references;
+    file.imports = extracted.imports;
+    // For Go, the package's directory: what a Go import names.
+    file.module = module;
+    file
 }
 
 /// True for a Rust file under a `src/` directory (a crate's library or
 /// binary sources, not its tests, benches or examples).
-fn in_crate_src(path: &str) -> bool {
+pub(crate) fn in_crate_src(path: &str) -> bool {
     path.split('/').rev().skip(1).any(|d| d == "src")
 }
 

@@ -100,7 +100,7 @@ use tree_sitter::{Node, Tree};
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use super::{Extracted, NamesInScope, ScopedNames};
+use super::{member_chain, text, Extracted, NamesInScope, ScopedNames};
 use crate::model::{Kind, Param, QualifiedPath, Receiver};
 
 /// Where a node sits, for the definitions that depend on it.
@@ -201,14 +201,6 @@ pub fn extract(tree: &Tree, source: &[u8], module: &[String]) -> Extracted {
         walker.visit(node, ctx, pos, &mut stack);
     }
     walker.out
-}
-
-/// The node's source text (lossy for invalid UTF-8; empty when out of range).
-fn text(node: Node, source: &[u8]) -> String {
-    source
-        .get(node.byte_range())
-        .map(|b| String::from_utf8_lossy(b).into_owned())
-        .unwrap_or_default()
 }
 
 /// `scope` with `name` appended (sharing `scope`).
@@ -644,28 +636,12 @@ impl<'s> Walker<'s> {
     /// local or an expression, the names after the root on that value
     /// (the root expression is pushed to be walked).
     fn chain<'t>(&mut self, node: Node<'t>, call: bool, ctx: usize, stack: &mut Vec<Item<'t>>) {
-        let mut names = Vec::new();
-        let mut current = node;
-        let mut at = node;
-        while current.kind() == "member_expression" {
-            let Some(property) = current.child_by_field_name("property") else {
-                break;
-            };
-            if names.is_empty() {
-                at = property;
-            }
-            names.push(self.text(property));
-            let Some(object) = current.child_by_field_name("object") else {
-                break;
-            };
-            current = object;
-        }
-        names.reverse();
+        let (names, root, at) =
+            member_chain(node, "member_expression", "property", "object", self.source);
         if names.is_empty() || names.iter().any(|n| n.is_empty()) {
             push_children(stack, node, ctx, Pos::Other, &[]);
             return;
         }
-        let root = current;
         if root.kind() == "identifier"
             && !NOT_VALUES.contains(&self.text(root).as_str())
             && self.receiver_of(root, ctx).is_none()
