@@ -883,3 +883,33 @@ pub fn read() { helper(); read() }
     // other (one of them exists at a time): recursion, not counted.
     assert!(answer(&i, "read").callers.is_empty());
 }
+
+// ---- Names bound nowhere the index sees -----------------------------------
+
+#[test]
+fn a_name_bound_nowhere_is_an_ambiguous_use_of_each_top_level_definition_of_it() {
+    let (_d, i) = index(&[
+        (
+            "lib/tools.py",
+            "def helper():\n    pass\n\nclass Kit:\n    def tidy(self):\n        pass\n",
+        ),
+        // No import brings `helper` or `tidy` in: a star import, a global,
+        // a builtin of the same name, who knows.
+        ("app/run.py", "def main():\n    helper()\n    tidy()\n"),
+    ]);
+    let a = answer(&i, "helper");
+    assert_eq!(sites(&a.ambiguous), ["app/run.py:2"]);
+    assert!(
+        sites(&a.references).is_empty(),
+        "{:?}",
+        sites(&a.references)
+    );
+    // A method is no top-level definition: a bare `tidy()` is not its use.
+    let m = answer(&i, "Kit::tidy");
+    assert!(sites(&m.ambiguous).is_empty(), "{:?}", sites(&m.ambiguous));
+    assert!(
+        sites(&m.references).is_empty(),
+        "{:?}",
+        sites(&m.references)
+    );
+}
